@@ -1,0 +1,233 @@
+/**
+ * `/openapi.json`: the OpenAPI 3.0.3 description, generated from the catalogue and the same
+ * TypeBox parameter schemas the server validates with, so the document cannot disagree with
+ * the routes.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
+import { routeParamDocs } from '../http/params.js';
+import { NETWORK, USDC_BASE } from '../pay/offer.js';
+
+type Json = Record<string, unknown>;
+
+/** Keywords of a TypeBox schema that OpenAPI 3.0's Schema Object also has. */
+const SCHEMA_KEYWORDS = ['type', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'default', 'description', 'format'];
+
+/**
+ * A TypeBox schema as an OpenAPI 3.0 Schema Object. TypeBox writes a union of literals as
+ * `anyOf: [{const}]` (or a bare `const` for one value), and OpenAPI 3.0 has no `const`:
+ * it becomes an `enum`.
+ */
+export function toOpenApiSchema(schema: TSchema): Json {
+  const s = schema as Json;
+  if (Array.isArray(s.anyOf) && s.anyOf.every((m: Json) => 'const' in m)) {
+    return { type: 'string', enum: s.anyOf.map((m: Json) => m.const) };
+  }
+  if ('const' in s) return { type: 'string', enum: [s.const] }; // a union of one literal
+  const out: Json = {};
+  for (const key of SCHEMA_KEYWORDS) if (key in s) out[key] = s[key];
+  return out;
+}
+
+/** `/edgar/filings` → `edgarFilings`, `/news/preview` → `newsPreview`. */
+function operationId(path: string): string {
+  return path
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1)))
+    .join('');
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (schema: Json) => ({ 'application/json': { schema } });
+
+function wireOperation(route: Route): Json {
+  const parameters: Json[] = routeParamDocs(route).map((p) => ({
+    name: p.name,
+    in: 'query',
+    required: p.required,
+    description: p.description,
+    schema: toOpenApiSchema(p.schema),
+  }));
+  const responses: Json = {
+    200: { description: 'The result envelope.', content: jsonContent(ref('Envelope')) },
+    400: { description: 'A parameter is invalid, unknown, repeated or empty.', content: jsonContent(ref('Error')) },
+  };
+  const op: Json = {
+    operationId: operationId(route.path),
+    summary: route.def.summary,
+    tags: [route.wire.id],
+    parameters,
+    responses,
+  };
+  if (route.kind === 'preview') {
+    op.description = `${route.wire.description} Free: at most the top ${route.def.maxLimit} results.${route.withSummary ? '' : ' Summaries are omitted.'}`;
+    return op;
+  }
+  op.description = `${route.wire.description} Costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). Free preview: ${route.previewPath}.`;
+  parameters.push({
+    name: 'PAYMENT-SIGNATURE',
+    in: 'header',
+    required: false,
+    description: 'Base64 of an x402 v2 PaymentPayload for the offer of the 402 answer. X-PAYMENT (v1) and PAYMENT are accepted as aliases.',
+    schema: { type: 'string' },
+  });
+  responses[402] = {
+    description: 'Payment required: the offer is in the PAYMENT-REQUIRED header; nothing is owed.',
+    headers: {
+      'PAYMENT-REQUIRED': {
+        description: 'Base64 of the x402 v2 PaymentRequired object (see the PaymentRequired schema).',
+        schema: { type: 'string' },
+      },
+    },
+    content: jsonContent(ref('PaymentError')),
+  };
+  responses[503] = { description: 'Payments are not configured on this server; the preview still works.', content: jsonContent(ref('Error')) };
+  op['x-x402'] = { price: route.def.price, currency: 'USD', amount: route.amount, network: NETWORK, asset: USDC_BASE, scheme: 'exact' };
+  return op;
+}
+
+function freeOperation(id: string, summary: string, schema: Json, type = 'application/json'): Json {
+  return { get: { operationId: id, summary, tags: ['service'], responses: { 200: { description: summary, content: { [type]: { schema } } } } } };
+}
+
+const COMPONENTS: Json = {
+  schemas: {
+    Article: {
+      type: 'object',
+      required: ['title', 'url', 'source', 'category', 'published', 'age_minutes', 'relevance'],
+      properties: {
+        title: { type: 'string' },
+        url: { type: 'string', description: 'Link to the original item.' },
+        source: { type: 'string', description: 'Originating source.' },
+        category: { type: 'string', description: "The item's filter value on its wire." },
+        published: { type: 'string', format: 'date-time', description: "The item's own publication time (UTC)." },
+        age_minutes: { type: 'integer', description: 'Age of the item in minutes at response time.' },
+        summary: { type: 'string', description: 'Plain-text summary; omitted on /news/preview.' },
+        relevance: { type: 'number', description: 'Ranking score: text relevance times recency.' },
+      },
+    },
+    Envelope: {
+      type: 'object',
+      required: ['query', 'since', 'count', 'took_ms', 'freshest', 'articles'],
+      properties: {
+        query: { type: 'string', nullable: true, description: 'Echo of the search terms.' },
+        since: { type: 'string', description: 'Freshness window applied.' },
+        count: { type: 'integer', description: 'Number of items in articles.' },
+        took_ms: { type: 'number', description: 'Processing time in milliseconds.' },
+        freshest: { type: 'string', format: 'date-time', nullable: true, description: 'Publication time of the newest returned item.' },
+        articles: { type: 'array', items: ref('Article') },
+      },
+    },
+    Error: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string' },
+            message: { type: 'string' },
+            param: { type: 'string', description: 'The offending parameter.' },
+            allowed: { type: 'array', items: { type: 'string' }, description: 'Its allowed values.' },
+          },
+        },
+      },
+    },
+    PaymentError: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'price', 'currency', 'asset', 'network', 'payTo', 'preview'],
+          properties: {
+            code: { type: 'string', enum: ['payment_required'] },
+            message: { type: 'string' },
+            price: { type: 'string', description: 'USD per call, e.g. "0.005".' },
+            currency: { type: 'string', enum: ['USD'] },
+            asset: { type: 'string', enum: ['USDC'] },
+            network: { type: 'string', enum: [NETWORK] },
+            payTo: { type: 'string' },
+            preview: { type: 'string', description: 'The free route returning the top 3.' },
+            prices: { type: 'string', description: 'The price list to compare offers with.' },
+          },
+        },
+      },
+    },
+    PaymentRequirements: {
+      type: 'object',
+      required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
+      properties: {
+        scheme: { type: 'string', enum: ['exact'] },
+        network: { type: 'string', enum: [NETWORK] },
+        amount: { type: 'string', description: 'USDC atomic units (6 decimals): "5000" is 0.005 USD.' },
+        asset: { type: 'string', enum: [USDC_BASE] },
+        payTo: { type: 'string' },
+        maxTimeoutSeconds: { type: 'integer' },
+        extra: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
+      },
+    },
+    PaymentRequired: {
+      type: 'object',
+      description: 'Decoded PAYMENT-REQUIRED header (x402 v2).',
+      required: ['x402Version', 'resource', 'accepts'],
+      properties: {
+        x402Version: { type: 'integer', enum: [2] },
+        error: { type: 'string' },
+        resource: {
+          type: 'object',
+          required: ['url'],
+          properties: { url: { type: 'string' }, description: { type: 'string' }, mimeType: { type: 'string' } },
+        },
+        accepts: { type: 'array', items: ref('PaymentRequirements') },
+      },
+    },
+  },
+};
+
+export function buildOpenApi(opts: { publicUrl: string }): object {
+  const paths: Json = {};
+  for (const route of ROUTES) paths[route.path] = { get: wireOperation(route) };
+  for (const [from, to] of REDIRECTS) {
+    paths[from] = {
+      get: {
+        operationId: operationId(from),
+        summary: `Redirects to ${to} (a spelling used in examples)`,
+        deprecated: true,
+        tags: ['service'],
+        responses: { 308: { description: `Permanent redirect to ${to}, query kept.`, headers: { Location: { schema: { type: 'string' } } } } },
+      },
+    };
+  }
+  const object = { type: 'object', additionalProperties: true };
+  paths['/health'] = freeOperation('health', 'Liveness and freshness of the pipeline', {
+    type: 'object',
+    required: ['status', 'last_poll', 'observed_interval_sec', 'tiers'],
+    properties: {
+      status: { type: 'string', enum: ['ok', 'degraded', 'down'] },
+      last_poll: { type: 'string', format: 'date-time', nullable: true },
+      observed_interval_sec: { type: 'number', nullable: true },
+      tiers: { type: 'object', properties: { breaking: { type: 'integer' }, timely: { type: 'integer' }, sparse: { type: 'integer' } } },
+    },
+    additionalProperties: true,
+  });
+  paths['/sources'] = freeOperation('sources', 'Every source of every wire, with its poll state', { type: 'array', items: object });
+  paths['/mcp'] = freeOperation('mcpCatalog', 'MCP catalogue: wires, filters, prices and preview routes (no items)', object);
+  paths['/llms-full.txt'] = freeOperation('llmsFull', 'The full route list as text', { type: 'string' }, 'text/plain');
+  paths['/openapi.json'] = freeOperation('openapi', 'This document', object);
+  paths['/.well-known/x402'] = freeOperation('priceList', 'Price list: the exact x402 offer of every paid route', object);
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Wires',
+      version: '3.0.0',
+      description:
+        'Real-time data wires: continuously polled public sources, searchable in memory. Paid routes cost 0.005 or 0.01 USD per call, settled with x402 v2 in USDC on Base (eip155:8453); every paid wire has a free top-3 preview. No API keys: the wallet is the account.',
+    },
+    servers: [{ url: opts.publicUrl }],
+    paths,
+    components: COMPONENTS,
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * `/.well-known/x402`: the price discovery document (spec 5.8). A client compares an offer it
+ * received with this list before signing; every entry is the exact offer the route sends.
+ */
+import { PAID_ROUTES } from '../catalog/index.js';
+import { NETWORK, USDC_BASE, type Offer } from '../pay/offer.js';
+
+export function buildPriceList(offers: ReadonlyMap<string, Offer>, payTo: string | null): object {
+  return {
+    x402Version: 2,
+    network: NETWORK,
+    asset: USDC_BASE,
+    currency: 'USD',
+    payTo,
+    routes: PAID_ROUTES.map((r) => ({
+      path: r.path,
+      method: 'GET',
+      wire: r.wire.id,
+      price: r.def.price,
+      amount: r.amount,
+      preview: r.previewPath,
+      accepts: offers.has(r.path) ? [offers.get(r.path)!.requirements] : [],
+    })),
+  };
+}

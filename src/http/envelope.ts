@@ -1,0 +1,43 @@
+import type { Hit } from '../search/item.js';
+
+/**
+ * Serialises the result envelope (spec 2.1/2.2) straight to a string.
+ *
+ * Each item carries its request-independent JSON (`jsonHead`, `jsonSummary`) from ingest
+ * time; only `age_minutes` and `relevance` are computed here, so a response is a handful of
+ * concatenations and no intermediate objects.
+ */
+export function serializeEnvelope(
+  query: string | null,
+  since: string,
+  hits: readonly Hit[],
+  now: number,
+  startedAt: number,
+  withSummary: boolean,
+): string {
+  let articles = '';
+  let freshest = 0;
+  for (let i = 0; i < hits.length; i++) {
+    const hit = hits[i]!;
+    const item = hit.item;
+    if (item.published > freshest) freshest = item.published;
+    const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
+    if (i > 0) articles += ',';
+    articles += item.jsonHead + ',"age_minutes":' + age;
+    if (withSummary) articles += item.jsonSummary;
+    articles += ',"relevance":' + roundScore(hit.relevance) + '}';
+  }
+  const tookMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
+  return (
+    '{"query":' + (query === null ? 'null' : JSON.stringify(query)) +
+    ',"since":"' + since +
+    '","count":' + hits.length +
+    ',"took_ms":' + tookMs +
+    ',"freshest":' + (freshest ? '"' + new Date(freshest).toISOString() + '"' : 'null') +
+    ',"articles":[' + articles + ']}'
+  );
+}
+
+function roundScore(score: number): number {
+  return Number.isFinite(score) ? Math.round(score * 1000) / 1000 : 0;
+}

@@ -1,0 +1,233 @@
+/**
+ * The uWebSockets.js front end: a thin adapter that maps a request to a precomputed route
+ * handler and writes the answer. Every route is answered from memory; nothing here touches
+ * the network or the disk.
+ *
+ * One `any('/*')` handler dispatches through a Map built at start from the catalogue, so
+ * 404 and 405 are decided in one place and every route shares the same error handling.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
+import type { Config } from '../config.js';
+import { buildOpenApi } from '../docs/openapi.js';
+import { buildLlmsText } from '../docs/llms.js';
+import { buildPriceList } from '../docs/price-list.js';
+import { buildSourceList } from '../docs/sources.js';
+import { log } from '../log.js';
+import { buildMcpCatalog } from '../mcp/catalog.js';
+import { buildOffer, type Offer } from '../pay/offer.js';
+import type { Hit, SearchQuery } from '../search/item.js';
+import { serializeEnvelope } from './envelope.js';
+import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
+import { compileRouteParser, type ParseResult } from './params.js';
+import type { LoadedUws } from './uws.js';
+
+/** What the front end needs from a wire's index. */
+export interface WireReader {
+  search(q: SearchQuery, now: number): Hit[];
+}
+
+export interface ServerDeps {
+  config: Readonly<Config>;
+  uws: LoadedUws;
+  /** Wire id → its index. */
+  wires: ReadonlyMap<string, WireReader>;
+  /** Builds the /health record. */
+  health: () => object;
+}
+
+export interface RunningServer {
+  port: number;
+  close(): void;
+}
+
+type Method = 'get' | 'head';
+type Handler = (res: HttpResponse, req: HttpRequest, method: Method) => void;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ALLOW = 'GET, HEAD, OPTIONS';
+/** Headers a browser-based client needs to run the x402 handshake across origins. */
+const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
+/** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
+export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
+
+/** Writes a complete response. HEAD gets the same status and headers with no body. */
+function send(
+  res: HttpResponse,
+  method: Method,
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  headers?: readonly (readonly [string, string])[],
+): void {
+  res.writeStatus(STATUS_TEXT[status] ?? String(status));
+  res.writeHeader('Content-Type', contentType);
+  res.writeHeader('Access-Control-Allow-Origin', '*');
+  res.writeHeader('Access-Control-Expose-Headers', CORS_EXPOSE);
+  if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
+  if (method === 'head') {
+    // This uWS build writes a body for HEAD if given one, and aborts on
+    // endWithoutBody(length): state the length ourselves and send no body.
+    res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
+    res.endWithoutBody();
+  } else {
+    res.end(body);
+  }
+}
+
+function sendError(res: HttpResponse, method: Method, err: ApiError, headers?: readonly (readonly [string, string])[]): void {
+  const extra: (readonly [string, string])[] = [['Cache-Control', 'no-store']];
+  if (err.status === 405) extra.push(['Allow', ALLOW]);
+  send(res, method, err.status, errorBody(err), JSON_TYPE, headers ? [...extra, ...headers] : extra);
+}
+
+/** A free, precomputed document: encoded once, served as the same buffer every time. */
+function staticHandler(body: string, contentType: string, cacheSeconds = 60): Handler {
+  const buffer = Buffer.from(body);
+  const headers = [['Cache-Control', `public, max-age=${cacheSeconds}`]] as const;
+  return (res, _req, method) => send(res, method, 200, buffer, contentType, headers);
+}
+
+function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handler {
+  const parse: (raw: string) => ParseResult = compileRouteParser(route);
+  const wire = deps.wires.get(route.wire.id);
+  if (!wire) throw new Error(`no index for wire ${route.wire.id}`);
+  const isState = route.def.q === 'state';
+  const dataHeaders = [['Cache-Control', route.kind === 'paid' ? 'private, no-store' : 'no-store']] as const;
+  const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.payToProblem}). The free preview ${route.previewPath} still works.`, {
+    details: { preview: route.previewPath },
+  });
+  const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']] as const) : [];
+
+  return (res, req, method) => {
+    const startedAt = performance.now();
+    const parsed = parse(req.getQuery() ?? '');
+    if (!parsed.ok) return sendError(res, method, parsed.error);
+    const p = parsed.params;
+
+    if (route.kind === 'paid') {
+      // Parameters are validated first: nobody is asked to pay for a query that cannot run.
+      if (!offer) return sendError(res, method, paymentUnavailable);
+      // Verification and settlement of a presented payment are not part of this server yet,
+      // so every paid call is answered with the offer.
+      return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+    }
+
+    const now = Date.now();
+    const query: SearchQuery = { sinceMs: now - p.sinceWindowMs, limit: p.limit };
+    if (p.q !== null) {
+      if (isState) query.state = p.q;
+      else query.q = p.q;
+    }
+    if (p.filter !== undefined) query.filter = p.filter;
+    const hits = wire.search(query, now);
+    const body = serializeEnvelope(p.q, p.since, hits, now, startedAt, route.withSummary);
+    send(res, method, 200, body, JSON_TYPE, dataHeaders);
+  };
+}
+
+function buildHandlers(deps: ServerDeps): Map<string, Handler> {
+  const { config } = deps;
+  const handlers = new Map<string, Handler>();
+  const offers = new Map<string, Offer>();
+  for (const route of ROUTES) {
+    const offer = route.kind === 'paid' && config.payTo ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
+    if (offer) offers.set(route.path, offer);
+    handlers.set(route.path, wireHandler(route, deps, offer));
+  }
+  for (const [from, to] of REDIRECTS) {
+    handlers.set(from, (res, req, method) => {
+      const query = req.getQuery();
+      const location = query ? `${to}?${query}` : to;
+      send(res, method, 308, JSON.stringify({ redirect: location }), JSON_TYPE, [['Location', location]]);
+    });
+  }
+  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  handlers.set('/openapi.json', staticHandler(json(buildOpenApi({ publicUrl: config.publicUrl })), JSON_TYPE));
+  handlers.set('/llms-full.txt', staticHandler(buildLlmsText(config.publicUrl), 'text/plain; charset=utf-8'));
+  handlers.set('/.well-known/x402', staticHandler(json(buildPriceList(offers, config.payTo)), JSON_TYPE));
+  handlers.set('/mcp', staticHandler(json(buildMcpCatalog(config.publicUrl)), JSON_TYPE));
+  handlers.set('/sources', staticHandler(json(buildSourceList()), JSON_TYPE));
+  handlers.set('/health', (res, _req, method) => {
+    send(res, method, 200, JSON.stringify(deps.health()), JSON_TYPE, [['Cache-Control', 'no-store']]);
+  });
+  handlers.set(
+    '/',
+    staticHandler(
+      json({
+        name: 'wires',
+        docs: { openapi: '/openapi.json', llms: '/llms-full.txt', prices: '/.well-known/x402', mcp: '/mcp', health: '/health', sources: '/sources' },
+      }),
+      JSON_TYPE,
+    ),
+  );
+  return handlers;
+}
+
+const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is at /llms-full.txt and /openapi.json.');
+const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'Only GET and HEAD are supported on this route.');
+const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; the request was not charged.');
+
+export function createApp(deps: ServerDeps): TemplatedApp {
+  const handlers = buildHandlers(deps);
+  const app = deps.uws.uws.App();
+  app.any('/*', (res, req) => {
+    let method: Method = 'get';
+    try {
+      // The native build gives a lower-case method and a path without the query; the
+      // pure-Node fallback gives neither, so normalise (both are no-ops on the native path).
+      const m = req.getMethod().toLowerCase();
+      const url = req.getUrl();
+      const q = url.indexOf('?');
+      const handler = handlers.get(q === -1 ? url : url.slice(0, q));
+      if (m === 'options') {
+        res.writeStatus(STATUS_TEXT[204]!);
+        res.writeHeader('Access-Control-Allow-Origin', '*');
+        res.writeHeader('Access-Control-Allow-Methods', ALLOW);
+        res.writeHeader('Access-Control-Allow-Headers', 'PAYMENT-SIGNATURE, X-PAYMENT, PAYMENT, Content-Type');
+        res.writeHeader('Access-Control-Max-Age', '600');
+        res.endWithoutBody();
+        return;
+      }
+      if (m === 'head') method = 'head';
+      if (!handler) return sendError(res, method, NOT_FOUND);
+      if (m !== 'get' && m !== 'head') return sendError(res, method, METHOD_NOT_ALLOWED);
+      handler(res, req, method);
+    } catch (err) {
+      // A fault in our own code: answer JSON and keep serving, never crash the process.
+      log.error('request failed', { url: safeUrl(req), error: String((err as Error)?.stack ?? err) });
+      try {
+        sendError(res, method, INTERNAL);
+      } catch {
+        /* the response was already (partly) written */
+      }
+    }
+  });
+  return app;
+}
+
+function safeUrl(req: HttpRequest): string {
+  try {
+    return req.getUrl();
+  } catch {
+    return '?';
+  }
+}
+
+export function listen(app: TemplatedApp, deps: ServerDeps): Promise<RunningServer> {
+  const { uws } = deps.uws;
+  return new Promise((resolve, reject) => {
+    app.listen(deps.config.host, deps.config.port, (socket: us_listen_socket | false) => {
+      if (!socket) return reject(new Error(`cannot listen on ${deps.config.host}:${deps.config.port}`));
+      resolve({
+        port: uws.us_socket_local_port(socket as never),
+        // App.close() (present in this build, missing from its typings) also drops open
+        // keep-alive connections, so a graceful stop does not wait on idle clients.
+        close: () => {
+          uws.us_listen_socket_close(socket);
+          (app as TemplatedApp & { close?: () => void }).close?.();
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * x402 v2 payment offers (DESIGN decisions 2 and 3), precomputed once per paid route at start
+ * so a 402 costs no JSON or base64 work on the request path.
+ */
+import type { Route } from '../catalog/index.js';
+
+/** USDC on Base mainnet and its EIP-712 domain. */
+export const NETWORK = 'eip155:8453';
+export const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+export const USDC_DOMAIN = { name: 'USD Coin', version: '2' } as const;
+
+export interface PaymentRequirements {
+  scheme: 'exact';
+  network: typeof NETWORK;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: { name: string; version: string };
+}
+
+export interface PaymentRequired {
+  x402Version: 2;
+  error?: string;
+  resource: { url: string; description: string; mimeType: 'application/json' };
+  accepts: PaymentRequirements[];
+}
+
+/** A paid route's offer in every form the server sends it. */
+export interface Offer {
+  requirements: PaymentRequirements;
+  paymentRequired: PaymentRequired;
+  /** Value of the PAYMENT-REQUIRED header: base64 of the PaymentRequired JSON. */
+  header: string;
+  /** The 402 JSON body, in human terms, pointing at the free preview. */
+  body: string;
+}
+
+export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTimeoutSeconds: number): Offer {
+  const requirements: PaymentRequirements = {
+    scheme: 'exact',
+    network: NETWORK,
+    amount: route.amount!,
+    asset: USDC_BASE,
+    payTo,
+    maxTimeoutSeconds,
+    extra: { ...USDC_DOMAIN },
+  };
+  const paymentRequired: PaymentRequired = {
+    x402Version: 2,
+    error: 'PAYMENT-SIGNATURE header is required',
+    resource: { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' },
+    accepts: [requirements],
+  };
+  const body = JSON.stringify({
+    error: {
+      code: 'payment_required',
+      message: `This route costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
+      price: route.def.price,
+      currency: 'USD',
+      asset: 'USDC',
+      network: NETWORK,
+      payTo,
+      preview: route.previewPath,
+      prices: '/.well-known/x402',
+    },
+  });
+  return {
+    requirements,
+    paymentRequired,
+    header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'),
+    body,
+  };
+}

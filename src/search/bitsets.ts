@@ -1,0 +1,58 @@
+/**
+ * Membership bitsets of the frequent terms of a wire, maintained as items come and go.
+ *
+ * A term in a large share of the items (the, market, rate…) has a long posting list; asking
+ * "does slot s have this term?" through a bit is one memory read instead of a walk over
+ * thousands of postings. Only terms above a document-frequency threshold get a bitset (with
+ * hysteresis, so a term hovering at the threshold does not flap), which bounds the memory to
+ * a few hundred KiB per wire.
+ */
+export class TermBitsets {
+  private readonly bits = new Map<string, Uint32Array>();
+  private words = 32;
+
+  has(term: string): boolean {
+    return this.bits.has(term);
+  }
+
+  get(term: string): Uint32Array | undefined {
+    return this.bits.get(term);
+  }
+
+  /** Creates the bitset of a term from its current postings. */
+  create(term: string, slots: Iterable<number>): void {
+    const b = new Uint32Array(this.words);
+    for (const s of slots) b[s >>> 5]! |= 1 << (s & 31);
+    this.bits.set(term, b);
+  }
+
+  drop(term: string): void {
+    this.bits.delete(term);
+  }
+
+  set(term: string, slot: number): void {
+    const b = this.bits.get(term);
+    if (b) b[slot >>> 5]! |= 1 << (slot & 31);
+  }
+
+  clear(term: string, slot: number): void {
+    const b = this.bits.get(term);
+    if (b) b[slot >>> 5]! &= ~(1 << (slot & 31));
+  }
+
+  /** Makes room for slots below `capacity`. */
+  grow(capacity: number): void {
+    const words = Math.ceil(capacity / 32);
+    if (words <= this.words) return;
+    this.words = words;
+    for (const [term, b] of this.bits) {
+      const g = new Uint32Array(words);
+      g.set(b);
+      this.bits.set(term, g);
+    }
+  }
+}
+
+export function hasBit(bits: Uint32Array, slot: number): boolean {
+  return (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+}

@@ -1,0 +1,455 @@
+/**
+ * One wire's items: a store bounded by age and count, and a FlexSearch text index over
+ * title and summary.
+ *
+ * Query plan. FlexSearch returns the postings of one term in microseconds, even for a term
+ * in every item, but intersecting frequent terms itself costs milliseconds, and so does
+ * touching 20,000 JavaScript objects. So FlexSearch is asked only for single-term postings,
+ * and the rest runs over typed arrays indexed by slot (an item's FlexSearch id):
+ *
+ * - Rare path (the rarest query term is in fewer than `frequentMin` items): the rarest
+ *   term's postings are the candidates; each other term is checked through its bitset if it
+ *   is frequent, or through stamps marked from its (short) postings if not.
+ * - Frequent path (every term is frequent): matches are dense, so the items are walked newest
+ *   first, every term checked through its bitset, and the walk stops as soon as even a
+ *   perfect title match that old could no longer enter the top k.
+ *
+ * In both, a match enters the top k only if its publication time beats the threshold that its
+ * text level needs to outscore the current k-th hit; the thresholds are recomputed only when
+ * the top k changes, so most matches cost a comparison and no `Math.pow`.
+ *
+ * Ranking (see `score`): text relevance times a recency decay.
+ */
+import FlexSearch from 'flexsearch';
+import { storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
+import { hasBit, TermBitsets } from './bitsets.js';
+import { tokenize } from './tokenize.js';
+
+export interface WireIndexOptions {
+  maxAgeMs: number;
+  maxItems: number;
+  /** Recency half-life of the ranking; a match loses half its weight per half-life of age. */
+  halfLifeMs?: number;
+}
+
+/** Most terms of a query that take part in matching; the rest are ignored. */
+const MAX_QUERY_TERMS = 8;
+const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
+/** Title terms are indexed a second time under this prefix, so a title match is one lookup. */
+const TITLE = '~';
+
+export class WireIndex {
+  /** Slot → stored item; a slot is also the item's FlexSearch id. */
+  private slots: (StoredItem | undefined)[] = [];
+  private published = new Float64Array(1024);
+  private filterOf = new Int32Array(1024);
+  private readonly freeSlots: number[] = [];
+  /** Removed slots still listed in `order`; reusable once `ordered()` has compacted it. */
+  private pendingFree: number[] = [];
+  private readonly byId = new Map<string, number>();
+  /** Canonical URL → id, so one story from two sources of a wire is stored once. */
+  private readonly byUrl = new Map<string, string>();
+  private readonly filterIds = new Map<string, number>();
+  private readonly docFreq = new Map<string, number>();
+  /** Bitsets of the frequent terms: any field, and title only. */
+  private readonly anyBits = new TermBitsets();
+  private readonly titleBits = new TermBitsets();
+  /** Document frequency from which a term gets bitsets (and queries take the frequent path). */
+  private readonly frequentMin: number;
+  /**
+   * Terms are tokenised by `tokenize` before they reach FlexSearch, and its encoder only splits
+   * on the spaces between them: FlexSearch's own encoders would drop the title prefix and fold
+   * characters differently from the query side.
+   */
+  private readonly text = new FlexSearch.Index({ tokenize: 'strict', resolution: 1, cache: false, encoder: splitTerms });
+  /** Per-query scratch: slot → generation stamp and term counts. */
+  private stamp = new Uint32Array(1024);
+  private count = new Uint8Array(1024);
+  private titleStamp = new Uint32Array(1024);
+  private titleCount = new Uint8Array(1024);
+  private generation = 0;
+  /** Slots newest-first by publication time; sorted lazily (see `ordered`). */
+  private order: number[] = [];
+  private orderDirty = false;
+  private seq = 0;
+  private readonly halfLifeMs: number;
+
+  constructor(private readonly opts: WireIndexOptions) {
+    this.halfLifeMs = opts.halfLifeMs ?? DEFAULT_HALF_LIFE_MS;
+    this.frequentMin = Math.max(64, Math.floor(opts.maxItems / 128));
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): StoredItem | undefined {
+    const slot = this.byId.get(id);
+    return slot === undefined ? undefined : this.slots[slot];
+  }
+
+  /**
+   * Adds a batch. An item whose id (or canonical URL) is already stored replaces it, keeping
+   * the stored id; items older than the retention are not stored. Each item is swapped in
+   * whole, so a reader sees it before or after an update, never half-updated.
+   */
+  add(items: readonly Item[], now: number = Date.now()): void {
+    const oldest = now - this.opts.maxAgeMs;
+    for (const item of items) {
+      if (!(item.published >= oldest)) continue;
+      const knownId = this.byId.has(item.id) ? item.id : this.byUrl.get(item.url);
+      let stored: Item = item;
+      if (knownId !== undefined) {
+        const slot = this.byId.get(knownId)!;
+        // Feeds re-send their latest items on every poll: an unchanged item costs nothing.
+        if (sameContent(this.slots[slot]!, item)) continue;
+        this.removeSlot(slot);
+        if (knownId !== item.id) stored = { ...item, id: knownId };
+      }
+      this.insert(stored);
+    }
+    if (this.byId.size > this.opts.maxItems) this.evict(now);
+  }
+
+  /** Drops items older than the retention, then the oldest beyond the count bound. */
+  evict(now: number): number {
+    const order = this.ordered();
+    const oldest = now - this.opts.maxAgeMs;
+    let evicted = 0;
+    while (order.length > 0) {
+      const slot = order[order.length - 1]!;
+      if (this.published[slot]! >= oldest && this.byId.size <= this.opts.maxItems) break;
+      order.pop();
+      this.removeSlot(slot);
+      this.pendingFree.pop();
+      this.freeSlots.push(slot); // already out of `order`: reusable at once
+      evicted++;
+    }
+    return evicted;
+  }
+
+  search(q: SearchQuery, now: number): Hit[] {
+    return q.q === undefined ? this.newestFirst(q) : this.ranked(q, now);
+  }
+
+  newest(filter?: string): StoredItem | undefined {
+    for (const slot of this.ordered()) {
+      const item = this.slots[slot]!;
+      if (filter === undefined || item.filter === filter) return item;
+    }
+    return undefined;
+  }
+
+  countByFilter(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const slot of this.byId.values()) {
+      const f = this.slots[slot]!.filter;
+      counts[f] = (counts[f] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  items(): StoredItem[] {
+    return Array.from(this.byId.values(), (slot) => this.slots[slot]!);
+  }
+
+  /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
+  private newestFirst(q: SearchQuery): Hit[] {
+    const hits: Hit[] = [];
+    for (const slot of this.ordered()) {
+      if (this.published[slot]! < q.sinceMs) break;
+      const item = this.slots[slot]!;
+      if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
+      hits.push({ item, relevance: 1 });
+      if (hits.length === q.limit) break;
+    }
+    return hits;
+  }
+
+  private ranked(q: SearchQuery, now: number): Hit[] {
+    const terms = [...new Set(tokenize(q.q!))].slice(0, MAX_QUERY_TERMS);
+    if (terms.length === 0) return [];
+    let rarest = 0;
+    let rarestFreq = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < terms.length; i++) {
+      const f = this.docFreq.get(terms[i]!) ?? 0;
+      if (f === 0) return []; // every term must match, and nothing has this one
+      if (f < rarestFreq) {
+        rarest = i;
+        rarestFreq = f;
+      }
+    }
+    const filterId = q.filter === undefined ? -1 : (this.filterIds.get(q.filter) ?? -2);
+    if (filterId === -2) return [];
+    const ctx = new TopK(this, terms.length, q, filterId, now);
+    if (rarestFreq >= this.frequentMin) this.walkNewestFirst(terms, ctx);
+    else this.walkPostings(terms, rarest, ctx);
+    return ctx.top;
+  }
+
+  /** Frequent path: every term has bitsets. */
+  private walkNewestFirst(terms: readonly string[], ctx: TopK): void {
+    const any = terms.map((t) => this.anyBits.get(t)!);
+    const title = terms.map((t) => this.titleBits.get(t)!);
+    const published = this.published;
+    const bestLevel = terms.length;
+    outer: for (const slot of this.ordered()) {
+      const pub = published[slot]!;
+      if (pub < ctx.sinceMs || pub < ctx.minPublished[bestLevel]!) break; // nothing older can enter
+      if (!ctx.passesFilter(slot)) continue;
+      let inTitle = 0;
+      for (let i = 0; i < any.length; i++) {
+        if (!hasBit(any[i]!, slot)) continue outer;
+        if (hasBit(title[i]!, slot)) inTitle++;
+      }
+      ctx.consider(slot, pub, inTitle);
+    }
+  }
+
+  /** Rare path: candidates are the rarest term's postings, newest insertions first. */
+  private walkPostings(terms: readonly string[], rarest: number, ctx: TopK): void {
+    const gen = this.nextGeneration();
+    const { stamp, count, titleStamp, titleCount } = this;
+    // Terms without bitsets (rare ones) are checked through stamps marked from their postings.
+    let marked = 0;
+    const bitChecks: Uint32Array[] = [];
+    const titleBitChecks: Uint32Array[] = [];
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      const tb = this.titleBits.get(term);
+      if (tb) titleBitChecks.push(tb);
+      else {
+        for (const slot of this.postings(TITLE + term)) {
+          if (titleStamp[slot] !== gen) {
+            titleStamp[slot] = gen;
+            titleCount[slot] = 0;
+          }
+          titleCount[slot]!++;
+        }
+      }
+      if (i === rarest) continue;
+      const ab = this.anyBits.get(term);
+      if (ab) {
+        bitChecks.push(ab);
+        continue;
+      }
+      for (const slot of this.postings(term)) {
+        if (stamp[slot] !== gen) {
+          stamp[slot] = gen;
+          count[slot] = 0;
+        }
+        if (count[slot] === marked) count[slot] = marked + 1;
+      }
+      marked++;
+    }
+    const published = this.published;
+    const candidates = this.postings(terms[rarest]!);
+    outer: for (let c = candidates.length - 1; c >= 0; c--) {
+      const slot = candidates[c]!;
+      if (marked > 0 && (stamp[slot] !== gen || count[slot] !== marked)) continue;
+      const pub = published[slot]!;
+      if (pub < ctx.sinceMs || pub < ctx.minPublished[terms.length]! || !ctx.passesFilter(slot)) continue;
+      for (const b of bitChecks) if (!hasBit(b, slot)) continue outer;
+      let inTitle = titleStamp[slot] === gen ? titleCount[slot]! : 0;
+      for (const b of titleBitChecks) if (hasBit(b, slot)) inTitle++;
+      ctx.consider(slot, pub, inTitle);
+    }
+  }
+
+  /** @internal used by TopK */
+  itemAt(slot: number): StoredItem {
+    return this.slots[slot]!;
+  }
+
+  /** @internal used by TopK */
+  filterAt(slot: number): number {
+    return this.filterOf[slot]!;
+  }
+
+  /**
+   * Text relevance in [0.5, 1]: 0.5 when every term matches only in the summary, 1 when every
+   * term is in the title. The score is that times a recency decay of one half per half-life of
+   * age (24 h by default). So at equal age a title match beats a summary-only match, among
+   * equal text matches the newer wins, and a title match loses to a fresh summary-only match
+   * once it is more than one half-life older.
+   */
+  score(text: number, published: number, now: number): number {
+    return text * Math.pow(2, -Math.max(0, now - published) / this.halfLifeMs);
+  }
+
+  /** The publication time at which a match of this text level scores exactly `target`. */
+  publishedToScore(text: number, target: number, now: number): number {
+    // 1 ms of slack so floating-point rounding never excludes a match that ties the k-th hit.
+    return target <= 0 ? Number.NEGATIVE_INFINITY : now + this.halfLifeMs * Math.log2(target / text) - 1;
+  }
+
+  private postings(term: string): number[] {
+    return this.text.search(term, { limit: this.slots.length + 1 }) as number[];
+  }
+
+  private nextGeneration(): number {
+    this.generation = (this.generation + 1) >>> 0;
+    if (this.generation === 0) {
+      // Wrapped after 2^32 queries: reset the stamps so no old stamp can match.
+      this.stamp.fill(0);
+      this.titleStamp.fill(0);
+      this.generation = 1;
+    }
+    return this.generation;
+  }
+
+  private insert(item: Item): void {
+    const slot = this.freeSlots.pop() ?? this.slots.length;
+    if (slot >= this.published.length) this.grow(slot + 1);
+    const stored = storeItem(item, ++this.seq);
+    this.slots[slot] = stored;
+    this.published[slot] = item.published;
+    let filterId = this.filterIds.get(item.filter);
+    if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
+    this.filterOf[slot] = filterId;
+    const { title, all } = termsOf(stored);
+    let text = '';
+    for (const t of all) text += t + ' ';
+    for (const t of title) text += TITLE + t + ' ';
+    this.text.add(slot, text);
+    for (const t of all) {
+      const f = (this.docFreq.get(t) ?? 0) + 1;
+      this.docFreq.set(t, f);
+      if (this.anyBits.has(t)) {
+        this.anyBits.set(t, slot);
+        if (title.has(t)) this.titleBits.set(t, slot);
+      } else if (f >= this.frequentMin) {
+        this.anyBits.create(t, this.postings(t));
+        this.titleBits.create(t, this.postings(TITLE + t));
+      }
+    }
+    this.byId.set(item.id, slot);
+    this.byUrl.set(item.url, item.id);
+    this.order.push(slot);
+    this.orderDirty = true;
+  }
+
+  /** Frees a slot; it stays listed in `order` (skipped by readers) until the next compaction. */
+  private removeSlot(slot: number): void {
+    const item = this.slots[slot]!;
+    this.slots[slot] = undefined;
+    this.byId.delete(item.id);
+    if (this.byUrl.get(item.url) === item.id) this.byUrl.delete(item.url);
+    this.text.remove(slot);
+    for (const t of termsOf(item).all) {
+      const f = (this.docFreq.get(t) ?? 1) - 1;
+      if (f > 0) this.docFreq.set(t, f);
+      else this.docFreq.delete(t);
+      if (f < this.frequentMin / 2) {
+        // Hysteresis: a term keeps its bitsets until it is clearly rare again.
+        this.anyBits.drop(t);
+        this.titleBits.drop(t);
+      } else {
+        this.anyBits.clear(t, slot);
+        this.titleBits.clear(t, slot);
+      }
+    }
+    this.pendingFree.push(slot);
+    this.orderDirty = true;
+  }
+
+  private grow(min: number): void {
+    const size = Math.max(min, this.published.length * 2);
+    const grown = <T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(size);
+      b.set(a);
+      return b;
+    };
+    this.published = grown(this.published);
+    this.filterOf = grown(this.filterOf);
+    this.stamp = grown(this.stamp);
+    this.count = grown(this.count);
+    this.titleStamp = grown(this.titleStamp);
+    this.titleCount = grown(this.titleCount);
+    this.anyBits.grow(size);
+    this.titleBits.grow(size);
+  }
+
+  /**
+   * Slots newest first. Sorting waits for the first read after a change: feeds arrive nearly
+   * in order, which V8's TimSort handles in close to linear time.
+   */
+  private ordered(): number[] {
+    if (this.orderDirty) {
+      if (this.pendingFree.length > 0) {
+        this.order = this.order.filter((slot) => this.slots[slot] !== undefined);
+        for (const slot of this.pendingFree) this.freeSlots.push(slot);
+        this.pendingFree = [];
+      }
+      const published = this.published;
+      this.order.sort((a, b) => published[b]! - published[a]! || this.slots[b]!.seq - this.slots[a]!.seq);
+      this.orderDirty = false;
+    }
+    return this.order;
+  }
+}
+
+function splitTerms(text: string): string[] {
+  return text.split(' ').filter((t) => t !== '');
+}
+
+/** The distinct terms of an item: title, and title with summary. */
+function termsOf(item: Item): { title: Set<string>; all: Set<string> } {
+  const title = new Set(tokenize(item.title));
+  const all = new Set(title);
+  for (const t of tokenize(item.summary)) all.add(t);
+  return { title, all };
+}
+
+/** The top k of one query and the per-level publication thresholds that guard it. */
+class TopK {
+  readonly top: Hit[] = [];
+  /** Per text level (terms in the title), the publication time a match needs to enter. */
+  readonly minPublished: Float64Array;
+  readonly sinceMs: number;
+
+  constructor(
+    private readonly index: WireIndex,
+    private readonly terms: number,
+    private readonly q: SearchQuery,
+    private readonly filterId: number,
+    private readonly now: number,
+  ) {
+    this.minPublished = new Float64Array(terms + 1).fill(Number.NEGATIVE_INFINITY);
+    this.sinceMs = q.sinceMs;
+  }
+
+  passesFilter(slot: number): boolean {
+    if (this.filterId >= 0 && this.index.filterAt(slot) !== this.filterId) return false;
+    return this.q.state === undefined || this.index.itemAt(slot).state === this.q.state;
+  }
+
+  consider(slot: number, pub: number, inTitle: number): void {
+    if (pub < this.minPublished[inTitle]!) return;
+    const item = this.index.itemAt(slot);
+    const relevance = this.index.score(textLevel(inTitle, this.terms), pub, this.now);
+    if (insertTop(this.top, { item, relevance }, this.q.limit) && this.top.length === this.q.limit) {
+      const kth = this.top[this.top.length - 1]!.relevance;
+      for (let l = 0; l <= this.terms; l++) this.minPublished[l] = this.index.publishedToScore(textLevel(l, this.terms), kth, this.now);
+    }
+  }
+}
+
+function sameContent(a: Item, b: Item): boolean {
+  return a.title === b.title && a.summary === b.summary && a.url === b.url && a.published === b.published && a.filter === b.filter && a.source === b.source && a.state === b.state;
+}
+
+function textLevel(inTitle: number, terms: number): number {
+  return 0.5 + (0.5 * inTitle) / terms;
+}
+
+/** Keeps `top` sorted by relevance (then newer first), at most `limit` long; true if `hit` entered. */
+function insertTop(top: Hit[], hit: Hit, limit: number): boolean {
+  const better = (a: Hit, b: Hit) => a.relevance > b.relevance || (a.relevance === b.relevance && a.item.published > b.item.published);
+  if (top.length === limit && !better(hit, top[top.length - 1]!)) return false;
+  let i = top.length;
+  while (i > 0 && better(hit, top[i - 1]!)) i--;
+  top.splice(i, 0, hit);
+  if (top.length > limit) top.pop();
+  return true;
+}

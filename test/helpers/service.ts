@@ -1,0 +1,34 @@
+/** Starts the real service on a loopback port for a test, with seeded wires. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { setLogLevel } from '../../src/log.js';
+import { createIndexes, startService, type Service } from '../../src/service.js';
+import { seedAll } from '../../src/demo/sample-items.js';
+
+export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+export interface TestService extends Service {
+  base: string;
+  get(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function startTestService(env: Record<string, string> = {}, seed = true): Promise<TestService> {
+  setLogLevel('error');
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PAY_TO_ADDRESS: PAY_TO,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-test-')),
+    ...env,
+  });
+  const wires = createIndexes();
+  if (seed) {
+    const now = Date.now();
+    for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
+  }
+  const service = await startService(config, wires);
+  const base = `http://127.0.0.1:${service.port}`;
+  return { ...service, base, get: (path, init) => fetch(base + path, { redirect: 'manual', ...init }) };
+}

@@ -1,0 +1,79 @@
+/**
+ * The real entry point as an operator runs it: start-up checks, logging and graceful stop.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stderr: string;
+}
+
+/** Starts main.js; once `ready` matches stderr, runs `whileUp` and sends SIGTERM. */
+function run(env: Record<string, string>, whileUp?: (port: number) => Promise<void>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-main-')), ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    let started = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const m = /"msg":"listening".*?"port":(\d+)/.exec(stderr);
+      if (m && !started) {
+        started = true;
+        (whileUp ?? (async () => {}))(Number(m[1])).then(
+          () => child.kill('SIGTERM'),
+          (err) => {
+            child.kill('SIGKILL');
+            reject(err);
+          },
+        );
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+test('starts, says which uWS binary it loaded and that payments are off, serves, and stops on SIGTERM', async () => {
+  const result = await run({}, async (port) => {
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as any).server.uws_native, true);
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /uWebSockets.js native binary loaded/);
+  assert.match(result.stderr, /PAYMENTS DISABLED: PAY_TO_ADDRESS is not set/);
+  assert.match(result.stderr, /shutting down.*SIGTERM/);
+});
+
+test('refuses to start on the pure-Node uWS fallback unless allowed', async () => {
+  const refused = await run({ UWS_USE_FALLBACK: '1' });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /refusing to start.*ALLOW_UWS_FALLBACK=1/);
+
+  const allowed = await run({ UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '1' }, async (port) => {
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(((await res.json()) as any).server.uws_native, false);
+  });
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stderr, /did NOT load/);
+});
+
+test('a bad setting stops start-up with a clear message', async () => {
+  const result = await run({ PORT: 'eighty' });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /PORT must be an integer from 0 to 65535, got \\"eighty\\"/);
+});

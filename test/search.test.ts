@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Hit, Item, SearchQuery } from '../src/search/item.js';
+import { tokenize } from '../src/search/tokenize.js';
+import { WireIndex } from '../src/search/wire-index.js';
+import { FILTERS, rng, syntheticItems } from '../bench/synthetic.js';
+
+const HOUR = 3_600_000;
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+
+function item(id: string, title: string, ageHours: number, extra: Partial<Item> = {}): Item {
+  return { id, title, url: `https://example.com/${id}`, source: 'Test', filter: 'markets', published: NOW - ageHours * HOUR, summary: '', ...extra };
+}
+
+function index(items: Item[], opts: Partial<{ maxAgeMs: number; maxItems: number }> = {}): WireIndex {
+  const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 1000, ...opts });
+  w.add(items, NOW);
+  return w;
+}
+
+const ids = (hits: Hit[]) => hits.map((h) => h.item.id);
+const q = (text: string | undefined, extra: Partial<SearchQuery> = {}): SearchQuery => ({
+  ...(text !== undefined && { q: text }),
+  sinceMs: NOW - 72 * HOUR,
+  limit: 10,
+  ...extra,
+});
+
+describe('ranking', () => {
+  test('without q: newest first', () => {
+    const w = index([item('a', 'one', 3), item('b', 'two', 1), item('c', 'three', 2)]);
+    assert.deepEqual(ids(w.search(q(undefined), NOW)), ['b', 'c', 'a']);
+  });
+
+  test('at equal age a title match beats a summary-only match', () => {
+    const w = index([item('s', 'something else', 1, { summary: 'rate cut ahead' }), item('t', 'rate cut ahead', 1)]);
+    assert.deepEqual(ids(w.search(q('rate cut'), NOW)), ['t', 's']);
+  });
+
+  test('among equal text matches the newer wins', () => {
+    const w = index([item('old', 'rate cut', 5), item('new', 'rate cut', 1), item('mid', 'rate cut', 3)]);
+    assert.deepEqual(ids(w.search(q('rate cut'), NOW)), ['new', 'mid', 'old']);
+  });
+
+  test('a title match more than one half-life (24 h) older loses to a fresh summary-only match', () => {
+    const w = index([item('old-title', 'rate cut', 30), item('fresh-summary', 'markets today', 0, { summary: 'a rate cut' })]);
+    assert.deepEqual(ids(w.search(q('rate cut'), NOW)), ['fresh-summary', 'old-title']);
+    const w2 = index([item('old-title', 'rate cut', 20), item('fresh-summary', 'markets today', 0, { summary: 'a rate cut' })]);
+    assert.deepEqual(ids(w2.search(q('rate cut'), NOW)), ['old-title', 'fresh-summary']);
+  });
+
+  test('every term must match; matching is case- and accent-insensitive', () => {
+    const w = index([item('a', 'Zürich bank rate', 1), item('b', 'bank holiday', 1)]);
+    assert.deepEqual(ids(w.search(q('ZURICH bank'), NOW)), ['a']);
+    assert.deepEqual(ids(w.search(q('bank nothing'), NOW)), []);
+  });
+
+  test('relevance is a finite number, higher first', () => {
+    const hits = index([item('a', 'rate', 1), item('b', 'x', 2, { summary: 'rate' })]).search(q('rate'), NOW);
+    assert.ok(hits.every((h) => Number.isFinite(h.relevance) && h.relevance > 0));
+    assert.ok(hits[0]!.relevance > hits[1]!.relevance);
+  });
+});
+
+describe('filters apply before limit', () => {
+  const items = [
+    ...Array.from({ length: 20 }, (_, i) => item(`m${i}`, 'rate news', i * 0.1, { filter: 'markets' })),
+    item('e1', 'rate news', 5, { filter: 'energy' }),
+    item('e2', 'rate news', 6, { filter: 'energy' }),
+  ];
+  const w = index(items);
+  test('filter', () => {
+    assert.deepEqual(ids(w.search(q('rate', { filter: 'energy', limit: 3 }), NOW)), ['e1', 'e2']);
+    assert.deepEqual(ids(w.search(q(undefined, { filter: 'energy', limit: 1 }), NOW)), ['e1']);
+    assert.deepEqual(w.search(q('rate', { filter: 'unknown' }), NOW), []);
+  });
+  test('since', () => {
+    assert.equal(w.search(q('rate', { sinceMs: NOW - 1 * HOUR }), NOW).length, 10);
+    assert.equal(w.search(q('rate', { sinceMs: NOW - 1 * HOUR, limit: 50 }), NOW).length, 11); // ages 0 … 1.0 h
+    assert.equal(w.search(q(undefined, { sinceMs: NOW - 0.15 * HOUR, limit: 50 }), NOW).length, 2);
+  });
+  test('limit', () => {
+    assert.equal(w.search(q('rate', { limit: 3 }), NOW).length, 3);
+    assert.equal(w.search(q('rate', { limit: 50 }), NOW).length, 22);
+  });
+  test('state', () => {
+    const c = index([item('ca', 'award', 1, { state: 'CA' }), item('tx', 'award', 2, { state: 'TX' })]);
+    assert.deepEqual(ids(c.search(q(undefined, { state: 'TX' }), NOW)), ['tx']);
+    assert.deepEqual(ids(c.search(q('award', { state: 'CA' }), NOW)), ['ca']);
+  });
+});
+
+describe('store', () => {
+  test('a re-sent id replaces the item in place: no duplicate, new title searchable, old not', () => {
+    const w = index([item('a', 'magnitude 4.6 quake', 1)]);
+    w.add([item('a', 'magnitude 5.1 quake', 1)], NOW);
+    assert.equal(w.size, 1);
+    assert.deepEqual(ids(w.search(q('5'), NOW)), ['a']);
+    assert.deepEqual(ids(w.search(q('4'), NOW)), []);
+    assert.equal(w.get('a')!.title, 'magnitude 5.1 quake');
+  });
+
+  test('the same URL from another source is stored once', () => {
+    const w = index([item('a', 'story', 1)]);
+    w.add([{ ...item('b', 'story updated', 1), url: 'https://example.com/a' }], NOW);
+    assert.equal(w.size, 1);
+    assert.equal(w.get('a')!.title, 'story updated');
+  });
+
+  test('items older than the retention are not stored, and age out', () => {
+    const w = index([item('new', 'x', 1), item('too-old', 'x', 80)]);
+    assert.equal(w.size, 1);
+    assert.equal(w.evict(NOW + 72 * HOUR), 1);
+    assert.equal(w.size, 0);
+    assert.deepEqual(w.search(q('x', { sinceMs: 0 }), NOW + 72 * HOUR), []);
+  });
+
+  test('the count bound drops the oldest first', () => {
+    const w = index(Array.from({ length: 10 }, (_, i) => item(`i${i}`, 'word', i)), { maxItems: 4 });
+    assert.equal(w.size, 4);
+    assert.deepEqual(ids(w.search(q(undefined), NOW)), ['i0', 'i1', 'i2', 'i3']);
+    assert.deepEqual(ids(w.search(q('word'), NOW)), ['i0', 'i1', 'i2', 'i3']);
+    assert.deepEqual(w.countByFilter(), { markets: 4 });
+    assert.equal(w.newest()!.id, 'i0');
+  });
+
+  test('odd queries do not throw', () => {
+    const w = index([item('a', 'C++ & Rust: 2026 “review”', 1)]);
+    for (const text of ['', '   ', '!!!', '💥', 'c++', '2026', 'ß', 'a'.repeat(500), '"review"']) {
+      assert.doesNotThrow(() => w.search(q(text), NOW), text);
+    }
+    assert.deepEqual(ids(w.search(q('“review”'), NOW)), ['a']);
+  });
+});
+
+/** The same semantics, written the obvious way. */
+function reference(items: Item[], query: SearchQuery, now: number): string[] {
+  const terms = [...new Set(tokenize(query.q ?? ''))].slice(0, 8);
+  const scored: { item: Item; score: number }[] = [];
+  for (const it of items) {
+    if (it.published < query.sinceMs || (query.filter && it.filter !== query.filter)) continue;
+    const title = new Set(tokenize(it.title));
+    const all = new Set([...title, ...tokenize(it.summary)]);
+    if (!terms.every((t) => all.has(t))) continue;
+    const inTitle = terms.filter((t) => title.has(t)).length;
+    const score = terms.length === 0 ? 1 : (0.5 + (0.5 * inTitle) / terms.length) * Math.pow(2, -Math.max(0, now - it.published) / (24 * HOUR));
+    scored.push({ item: it, score });
+  }
+  scored.sort((a, b) => b.score - a.score || b.item.published - a.item.published);
+  return scored.slice(0, query.limit).map((s) => s.item.id);
+}
+
+test('random data: results equal a brute-force reference, on both query paths', () => {
+  const now = Date.now();
+  const items = syntheticItems(6000, now, 3);
+  const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 6000 });
+  w.add(items, now);
+  const random = rng(5);
+  let frequent = 0;
+  for (let i = 0; i < 400; i++) {
+    const words = tokenize(items[Math.floor(random() * items.length)]!.title);
+    const n = 1 + Math.floor(random() * 3);
+    const text = Array.from({ length: n }, () => words[Math.floor(random() * words.length)]!).join(' ');
+    const query: SearchQuery = {
+      q: text,
+      sinceMs: now - Math.floor(random() * 72) * HOUR,
+      limit: 1 + Math.floor(random() * 50),
+      ...(random() < 0.3 && { filter: FILTERS[Math.floor(random() * FILTERS.length)]! }),
+    };
+    if (['the', 'market'].some((t) => text.includes(t))) frequent++;
+    assert.deepEqual(ids(w.search(query, now)), reference(items, query, now), JSON.stringify(query));
+  }
+  assert.ok(frequent > 20, 'frequent-term queries were exercised');
+});
