@@ -21,7 +21,23 @@ export interface Config {
   allowUwsFallback: boolean;
   /** x402 `maxTimeoutSeconds` in every offer. */
   paymentTimeoutSec: number;
+  /** Poll the sources at all (off: serve what the snapshot holds). */
+  ingest: boolean;
+  /** Seconds between scheduler runs; breaking wires poll on every run. */
+  pollIntervalSec: number;
+  /** Worker threads for fetching and parsing. */
+  ingestThreads: number;
+  userAgent: string;
+  /** Path of the source overrides file, or null. */
+  sourcesFile: string | null;
+  /** Seconds between wire snapshots to DATA_DIR. */
+  snapshotIntervalSec: number;
+  /** Overall deadline of one fetch, retries included. */
+  fetchTimeoutSec: number;
 }
+
+/** SEC asks for "Company Name admin@domain"; NWS for an application name and a contact. */
+export const DEFAULT_USER_AGENT = 'WiresService/0.1 ops@wires.invalid';
 
 interface OptionDef {
   env: string;
@@ -40,6 +56,13 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'LOG_LEVEL', default: 'info', doc: 'debug, info, warn or error.' },
   { env: 'ALLOW_UWS_FALLBACK', default: '0', doc: 'Set to 1 to start even if the native uWebSockets.js binary did not load.' },
   { env: 'PAYMENT_TIMEOUT_SEC', default: '60', doc: 'x402 `maxTimeoutSeconds` offered to clients.' },
+  { env: 'INGEST', default: '1', doc: 'Set to 0 to serve without polling (only what the snapshot holds).' },
+  { env: 'POLL_INTERVAL_SEC', default: '60', doc: 'Seconds between scheduler runs; breaking wires poll every run.' },
+  { env: 'INGEST_THREADS', default: '1', doc: 'Worker threads that fetch and parse feeds.' },
+  { env: 'USER_AGENT', default: DEFAULT_USER_AGENT, doc: 'User-Agent sent to sources; SEC and NWS require a contact address.' },
+  { env: 'WIRES_SOURCES', default: '', doc: 'JSON file of source id → URL overrides (mirrors, proxies, fixtures).' },
+  { env: 'SNAPSHOT_INTERVAL_SEC', default: '300', doc: 'Seconds between snapshots of the wires to DATA_DIR.' },
+  { env: 'FETCH_TIMEOUT_SEC', default: '30', doc: 'Overall deadline of one poll of one source, retries included.' },
 ];
 
 export class ConfigError extends Error {
@@ -92,5 +115,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: logLevel as LogLevel,
     allowUwsFallback: get('ALLOW_UWS_FALLBACK') === '1',
     paymentTimeoutSec: int('PAYMENT_TIMEOUT_SEC', 10, 3600),
+    ingest: get('INGEST') !== '0',
+    pollIntervalSec: int('POLL_INTERVAL_SEC', 1, 3600),
+    ingestThreads: int('INGEST_THREADS', 1, 16),
+    userAgent: get('USER_AGENT'),
+    sourcesFile: get('WIRES_SOURCES') || null,
+    snapshotIntervalSec: int('SNAPSHOT_INTERVAL_SEC', 5, 86_400),
+    fetchTimeoutSec: int('FETCH_TIMEOUT_SEC', 1, 300),
   });
 }

@@ -1,11 +1,19 @@
 /**
  * Assembles the service from its parts: configuration, the uWebSockets.js runtime, one
- * index per wire and the HTTP front end. Tests start it exactly as `npm start` does.
+ * index per wire, the ingestion scheduler with its worker pool, snapshots and the HTTP front
+ * end. Tests start it exactly as `npm start` does.
  */
+import { Piscina } from 'piscina';
 import { checkCatalog, retentionMs, WIRES, wiresPerTier } from './catalog/index.js';
 import type { Config } from './config.js';
+import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, type RunningServer } from './http/server.js';
 import { loadUws, type LoadedUws } from './http/uws.js';
+import { fetcherOptions } from './ingest/fetch-options.js';
+import { loadOverrides } from './ingest/overrides.js';
+import type { PollResult, PollTask } from './ingest/poll-task.js';
+import { Scheduler } from './ingest/scheduler.js';
+import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
 import { log } from './log.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { WireIndex } from './search/wire-index.js';
@@ -13,6 +21,9 @@ import { WireIndex } from './search/wire-index.js';
 export interface Service {
   port: number;
   wires: ReadonlyMap<string, WireIndex>;
+  scheduler: Scheduler | null;
+  /** Writes every wire's snapshot now. */
+  snapshot(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -24,21 +35,34 @@ export function createIndexes(): Map<string, WireIndex> {
   return new Map(WIRES.map((w) => [w.id, new WireIndex({ maxAgeMs: retentionMs(w), maxItems: w.maxItems })]));
 }
 
-export function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, startedAt: number) {
+/** Share of failing sources from which the service reports itself degraded. */
+const DEGRADED_FAILING_SHARE = 0.25;
+
+function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, scheduler: Scheduler | null, startedAt: number) {
   return () => {
+    const now = Date.now();
     const perWire: Record<string, { items: number; newest: string | null; by_filter: Record<string, number> }> = {};
     for (const [id, index] of wires) {
       const newest = index.newest();
       perWire[id] = { items: index.size, newest: newest ? new Date(newest.published).toISOString() : null, by_filter: index.countByFilter() };
     }
+    const sources = scheduler?.status() ?? [];
+    const failing = sources.filter((s) => s.consecutive_failures > 0).length;
+    const lastPoll = scheduler?.lastPoll() ?? null;
+    // Down: polling is on but nothing has succeeded for three intervals (breaking sources
+    // poll every interval, so a live pipeline always has a recent success).
+    const stale = lastPoll === null ? now - startedAt : now - lastPoll;
+    const down = scheduler !== null && scheduler.runs > 0 && stale > 3 * config.pollIntervalSec * 1000;
+    const degraded = !config.payTo || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
     return {
-      status: config.payTo ? 'ok' : 'degraded',
-      uptime_sec: Math.floor((Date.now() - startedAt) / 1000),
-      // Polling arrives with the ingestion layer; until a poll has succeeded these are null.
-      last_poll: null,
-      observed_interval_sec: null,
+      status: down ? 'down' : degraded ? 'degraded' : 'ok',
+      uptime_sec: Math.floor((now - startedAt) / 1000),
+      last_poll: lastPoll === null ? null : new Date(lastPoll).toISOString(),
+      observed_interval_sec: scheduler?.observedIntervalSec() ?? null,
+      poll_interval_sec: scheduler ? config.pollIntervalSec : null,
       tiers: wiresPerTier(),
       wires: perWire,
+      sources: { total: sources.length, failing, detail: sources },
       x402: {
         configured: config.payTo !== null,
         problem: config.payToProblem,
@@ -51,9 +75,7 @@ export function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: Rea
   };
 }
 
-export async function startService(config: Readonly<Config>, wires: Map<string, WireIndex> = createIndexes()): Promise<Service> {
-  checkCatalog();
-  const uws = loadUws();
+function checkUws(uws: LoadedUws, config: Readonly<Config>): void {
   if (uws.native) {
     log.info('uWebSockets.js native binary loaded', { binary: uws.binary });
   } else if (config.allowUwsFallback) {
@@ -63,20 +85,112 @@ export async function startService(config: Readonly<Config>, wires: Map<string, 
       'uWebSockets.js native binary did not load and only the slow pure-Node fallback is available; refusing to start. Set ALLOW_UWS_FALLBACK=1 to start anyway.',
     );
   }
+}
+
+function loadSnapshots(config: Readonly<Config>, wires: Map<string, WireIndex>): void {
+  cleanTempFiles(config.dataDir);
+  const now = Date.now();
+  let total = 0;
+  for (const [id, index] of wires) {
+    const items = loadWire(config.dataDir, id);
+    if (items) {
+      index.add(items, now);
+      total += items.length;
+    }
+  }
+  if (total) log.info('snapshot loaded', { items: total });
+}
+
+export interface StartOptions {
+  /** Pre-filled wires (tests, demo); when absent, wires start from the snapshot in DATA_DIR. */
+  wires?: Map<string, WireIndex>;
+}
+
+export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
+  checkCatalog();
+  const uws = loadUws();
+  checkUws(uws, config);
   if (!config.payTo) {
     log.warn(`PAYMENTS DISABLED: ${config.payToProblem}. Paid routes answer 503 until PAY_TO_ADDRESS is set to a valid address.`);
   }
+  const overrides = loadOverrides(config.sourcesFile);
+
+  let wires = opts.wires;
+  if (!wires) {
+    wires = createIndexes();
+    loadSnapshots(config, wires);
+  }
+
+  let pool: Piscina | null = null;
+  let scheduler: Scheduler | null = null;
+  if (config.ingest) {
+    pool = new Piscina({
+      filename: new URL('./ingest/poll-task.js', import.meta.url).href,
+      minThreads: config.ingestThreads,
+      maxThreads: config.ingestThreads,
+      // Polls are mostly waiting on the network: let each worker overlap several.
+      concurrentTasksPerWorker: 8,
+    });
+    const runner = pool;
+    scheduler = new Scheduler({
+      run: (task: PollTask) => runner.run(task) as Promise<PollResult>,
+      wires,
+      overrides,
+      pollIntervalSec: config.pollIntervalSec,
+      fetcher: fetcherOptions(config.userAgent, config.fetchTimeoutSec),
+      // SEC allows 10 requests/s per organisation; stay well under it.
+      hostSpacingMs: (host) => (host.endsWith('sec.gov') ? 150 : 0),
+    });
+  }
 
   const startedAt = Date.now();
-  const deps = { config, uws, wires, health: buildHealth(config, uws, wires, startedAt) };
+  const deps = {
+    config,
+    uws,
+    wires,
+    health: buildHealth(config, uws, wires, scheduler, startedAt),
+    sources: () => buildSourceList(scheduler?.status() ?? []),
+  };
   const server: RunningServer = await listen(createApp(deps), deps);
-  log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo });
+  log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
+
+  const allWires = wires;
+  let saving: Promise<void> = Promise.resolve();
+  const snapshot = () => {
+    saving = saving.then(async () => {
+      for (const [id, index] of allWires) {
+        try {
+          await saveWire(config.dataDir, id, index.items());
+        } catch (err) {
+          log.error('snapshot failed', { wire: id, error: String(err) });
+        }
+      }
+    });
+    return saving;
+  };
+  const snapshotTimer = setInterval(() => void snapshot(), config.snapshotIntervalSec * 1000);
+  snapshotTimer.unref();
+
+  if (scheduler) {
+    scheduler.start();
+    void scheduler.firstRun.then(() => {
+      if (scheduler!.lastPoll() === null) {
+        log.warn('no source was reachable on the first poll; without internet, try `npm run demo`, which serves recorded feeds locally');
+      }
+    });
+  }
 
   return {
     port: server.port,
     wires,
+    scheduler,
+    snapshot,
     async stop() {
+      clearInterval(snapshotTimer);
       server.close();
+      await scheduler?.stop();
+      await snapshot();
+      await pool?.destroy();
       log.info('stopped');
     },
   };

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { checkCatalog, PAID_ROUTES, PREVIEW_ROUTES, usdToAtomic, WIRES } from '../src/catalog/index.js';
+import { checkCatalog, PAID_ROUTES, PREVIEW_ROUTES, usdToAtomic } from '../src/catalog/index.js';
 import { ConfigError, loadConfig, OPTIONS } from '../src/config.js';
+import { sourcesTable, tiersTable } from '../src/docs/readme-tables.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -29,10 +30,12 @@ test('an invalid or zero PAY_TO_ADDRESS disables payments with a reason', () => 
   assert.equal(loadConfig({ PAY_TO_ADDRESS: '0x' + 'ab'.repeat(20) }).payTo, '0x' + 'ab'.repeat(20));
 });
 
-test('the README documents every option and the tier and retention of every wire', () => {
+test('the README documents every option, route, wire and source as the code has them', () => {
   for (const o of OPTIONS) assert.ok(README.includes(`| \`${o.env}\` |`), o.env);
-  for (const w of WIRES) assert.ok(README.includes(`| ${w.id} | ${w.tier} | ${w.retention} |`), w.id);
   for (const r of PAID_ROUTES) assert.ok(README.includes(`\`${r.path}\``), r.path);
+  // Regenerate with `node dist/scripts/readme-tables.js` after a catalogue change.
+  assert.ok(README.includes(tiersTable()), 'README tiers table matches the catalogue');
+  assert.ok(README.includes(sourcesTable()), 'README sources table matches the catalogue');
 });
 
 test('the catalogue holds the contract: 22 paid routes, 21 previews, consistent data', () => {

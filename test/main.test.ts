@@ -3,11 +3,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SOURCES } from '../src/catalog/index.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -20,7 +21,8 @@ interface Run {
 function run(env: Record<string, string>, whileUp?: (port: number) => Promise<void>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-main-')), ...env },
+      // INGEST=0 unless a test says otherwise: tests never poll the real sources.
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', INGEST: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-main-')), ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -70,6 +72,24 @@ test('refuses to start on the pure-Node uWS fallback unless allowed', async () =
   });
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.match(allowed.stderr, /did NOT load/);
+});
+
+test('live mode with no source reachable says so once and suggests the demo', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wires-main-'));
+  const file = join(dir, 'sources.json');
+  // Every source at a closed loopback port: what a machine without internet sees, quickly.
+  writeFileSync(file, JSON.stringify(Object.fromEntries(SOURCES.map((s) => [s.id, 'http://127.0.0.1:9/']))));
+  const result = await run({ INGEST: '1', WIRES_SOURCES: file, FETCH_TIMEOUT_SEC: '2' }, async (port) => {
+    // Wait until every source has failed its first poll.
+    for (let i = 0; i < 100; i++) {
+      const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as any;
+      if (health.sources.failing === SOURCES.length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr.match(/no source was reachable.*npm run demo/g)?.length, 1, result.stderr);
 });
 
 test('a bad setting stops start-up with a clear message', async () => {

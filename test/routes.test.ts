@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PAID_ROUTES, PREVIEW_ROUTES, REDIRECTS, ROUTES, WIRES } from '../src/catalog/index.js';
 import { USDC_BASE } from '../src/pay/offer.js';
-import { PER_FILTER } from '../src/demo/sample-items.js';
+import { PER_FILTER } from './helpers/sample-items.js';
 import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
 
 const ENVELOPE_KEYS = ['articles', 'count', 'freshest', 'query', 'since', 'took_ms'];

@@ -12,7 +12,6 @@ import type { Config } from '../config.js';
 import { buildOpenApi } from '../docs/openapi.js';
 import { buildLlmsText } from '../docs/llms.js';
 import { buildPriceList } from '../docs/price-list.js';
-import { buildSourceList } from '../docs/sources.js';
 import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
 import { buildOffer, type Offer } from '../pay/offer.js';
@@ -34,6 +33,8 @@ export interface ServerDeps {
   wires: ReadonlyMap<string, WireReader>;
   /** Builds the /health record. */
   health: () => object;
+  /** Builds the /sources list. */
+  sources: () => object[];
 }
 
 export interface RunningServer {
@@ -147,10 +148,10 @@ function buildHandlers(deps: ServerDeps): Map<string, Handler> {
   handlers.set('/llms-full.txt', staticHandler(buildLlmsText(config.publicUrl), 'text/plain; charset=utf-8'));
   handlers.set('/.well-known/x402', staticHandler(json(buildPriceList(offers, config.payTo)), JSON_TYPE));
   handlers.set('/mcp', staticHandler(json(buildMcpCatalog(config.publicUrl)), JSON_TYPE));
-  handlers.set('/sources', staticHandler(json(buildSourceList()), JSON_TYPE));
-  handlers.set('/health', (res, _req, method) => {
-    send(res, method, 200, JSON.stringify(deps.health()), JSON_TYPE, [['Cache-Control', 'no-store']]);
-  });
+  // Health and sources carry live poll state: built per request (free, rarely called routes).
+  const noStore = [['Cache-Control', 'no-store']] as const;
+  handlers.set('/health', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.health()), JSON_TYPE, noStore));
+  handlers.set('/sources', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.sources()), JSON_TYPE, noStore));
   handlers.set(
     '/',
     staticHandler(

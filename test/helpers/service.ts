@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { setLogLevel } from '../../src/log.js';
 import { createIndexes, startService, type Service } from '../../src/service.js';
-import { seedAll } from '../../src/demo/sample-items.js';
+import { seedAll } from './sample-items.js';
 
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -21,14 +21,16 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
     PORT: '0',
     PAY_TO_ADDRESS: PAY_TO,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-test-')),
+    INGEST: '0',
     ...env,
   });
-  const wires = createIndexes();
+  let wires;
   if (seed) {
+    wires = createIndexes();
     const now = Date.now();
     for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
   }
-  const service = await startService(config, wires);
+  const service = await startService(config, wires ? { wires } : {});
   const base = `http://127.0.0.1:${service.port}`;
   return { ...service, base, get: (path, init) => fetch(base + path, { redirect: 'manual', ...init }) };
 }

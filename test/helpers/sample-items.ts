@@ -1,10 +1,9 @@
 /**
- * Sample items for every filter value of every wire, dated relative to `now` so they fall
- * inside every route's default window. Used by `npm run demo` until the ingestion layer
- * replays recorded feeds, and by the tests, which rely on the exact shape below.
+ * Items for every filter value of every wire, dated relative to `now` so they fall inside
+ * every route's default window. The route tests rely on the exact shape below.
  */
-import { WIRES, type WireDef } from '../catalog/index.js';
-import type { Item } from '../search/item.js';
+import { WIRES, type WireDef } from '../../src/catalog/index.js';
+import type { Item } from '../../src/search/item.js';
 
 export const PER_FILTER = 5;
 

@@ -1,0 +1,110 @@
+/**
+ * Does ingestion stall requests? The p99 latency of a preview route measured by a load
+ * generator in another process (bench/load.ts), first with no ingestion, then while batches of 50,000 new
+ * items (10 feeds × 5,000) are fetched, parsed in the worker pool and swapped into the wire,
+ * back to back, in the same run. Target: ingestion raises p99 by less than 2×.
+ *
+ *   npm run bench:ingest
+ *
+ * Both the load generator and the service share this machine's cores: absolute numbers are
+ * only comparable within one run; the ratio is the result.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WIRES } from '../src/catalog/index.js';
+import { loadConfig } from '../src/config.js';
+import { setLogLevel } from '../src/log.js';
+import { startService } from '../src/service.js';
+
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 10);
+const CONNECTIONS = 10;
+const FEEDS = 10;
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
+
+interface Latency {
+  p50: number;
+  p99: number;
+  p999: number;
+  requests: number;
+  errors: number;
+}
+
+function startFeedServer(): Promise<{ port: number; stop(): void }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./feed-server.js', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      resolve({ port: JSON.parse(line).port, stop: () => child.kill() });
+    });
+  });
+}
+
+function load(url: string): Promise<Latency> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOAD, url, String(CONNECTIONS), String(DURATION_SEC)], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    child.on('exit', () => {
+      try {
+        resolve(JSON.parse(out) as Latency);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+setLogLevel('error');
+const feeds = await startFeedServer();
+const dir = mkdtempSync(join(tmpdir(), 'wires-bench-'));
+const news = WIRES.find((w) => w.id === 'news')!;
+const overrides: Record<string, string> = {};
+news.sources.slice(0, FEEDS).forEach((s, i) => (overrides[s.id] = `http://127.0.0.1:${feeds.port}/feed/f${i}`));
+// Every other source points at a closed port and fails fast.
+for (const w of WIRES) for (const s of w.sources) overrides[s.id] ??= 'http://127.0.0.1:9/closed';
+writeFileSync(join(dir, 'sources.json'), JSON.stringify(overrides));
+
+const config = loadConfig({
+  HOST: '127.0.0.1',
+  PORT: '0',
+  DATA_DIR: dir,
+  WIRES_SOURCES: join(dir, 'sources.json'),
+  POLL_INTERVAL_SEC: '3600',
+  PAY_TO_ADDRESS: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+});
+const service = await startService(config);
+await service.scheduler!.firstRun; // the wire starts full (the first 50,000-item batch)
+const url = `http://127.0.0.1:${service.port}/news/preview?q=market+rate&category=markets`;
+
+await load(url); // warm-up
+const idle = await load(url);
+
+let ingesting = true;
+let batches = 0;
+const ingestLoop = (async () => {
+  while (ingesting) {
+    await service.scheduler!.runOnce();
+    batches++;
+  }
+})();
+const busy = await load(url);
+ingesting = false;
+await ingestLoop;
+
+const itemsPerBatch = FEEDS * Number(process.env.ITEMS ?? 5000);
+console.log(`preview p99 while ingesting vs idle (${CONNECTIONS} connections, ${DURATION_SEC}s each, ${batches} batches of ${itemsPerBatch} items during the busy run)`);
+console.table({
+  idle: { 'p50 ms': idle.p50, 'p99 ms': idle.p99, 'p99.9 ms': idle.p999, requests: idle.requests, errors: idle.errors },
+  ingesting: { 'p50 ms': busy.p50, 'p99 ms': busy.p99, 'p99.9 ms': busy.p999, requests: busy.requests, errors: busy.errors },
+});
+console.log(`p99 ratio ingesting/idle: ${(busy.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}x (target < 2x)`);
+
+await service.stop();
+feeds.stop();

@@ -1,0 +1,66 @@
+/**
+ * A loopback HTTP server that serves the recorded-format feeds in `fixtures/feeds/`, with
+ * their dates rendered relative to the server's start, as if it were every public source at once. The
+ * offline demo and the end-to-end tests point the sources at it through WIRES_SOURCES.
+ *
+ * It honours conditional GET (ETag), so the demo shows 304 handling too.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SOURCES } from '../catalog/index.js';
+import { renderFixture } from '../ingest/fixture-template.js';
+
+export const FIXTURES_DIR = new URL('../../../fixtures/feeds/', import.meta.url);
+
+export interface FixtureServer {
+  url: string;
+  /** Source id → URL on this server, ready for a WIRES_SOURCES file. */
+  overrides: Record<string, string>;
+  close(): Promise<void>;
+}
+
+function contentType(file: string): string {
+  return file.endsWith('.json') ? 'application/json' : 'application/xml';
+}
+
+export async function startFixtureServer(port = 0): Promise<FixtureServer> {
+  const index = JSON.parse(readFileSync(new URL('index.json', FIXTURES_DIR), 'utf8')) as Record<string, string>;
+  // Dates are rendered relative to the server's start, once: bodies and their ETags then stay
+  // stable (as a real feed's do between updates) and items age like real ones.
+  const startedAt = Date.now();
+  const documents = new Map<string, { body: Buffer; etag: string; type: string }>();
+  for (const [source, file] of Object.entries(index)) {
+    const body = Buffer.from(renderFixture(readFileSync(new URL(file, FIXTURES_DIR)), startedAt, source));
+    documents.set(source, { body, etag: '"' + createHash('sha1').update(body).digest('hex') + '"', type: contentType(file) });
+  }
+
+  const server: Server = createServer((req, res) => {
+    const source = /^\/sources\/([^/?]+)/.exec(req.url ?? '')?.[1];
+    const doc = source === undefined ? undefined : documents.get(decodeURIComponent(source));
+    if (!doc) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such source');
+      return;
+    }
+    const { body, etag } = doc;
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { ETag: etag }).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': doc.type, 'Content-Length': body.length, ETag: etag }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const overrides: Record<string, string> = {};
+  for (const s of SOURCES) if (documents.has(s.id)) overrides[s.id] = `${url}/sources/${encodeURIComponent(s.id)}`;
+  return {
+    url,
+    overrides,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

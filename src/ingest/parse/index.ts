@@ -1,0 +1,125 @@
+/**
+ * Source document → normalised items. Pure and synchronous: it runs in the worker threads.
+ * A broken document is a ParseError; a broken item is skipped and counted, never fatal.
+ */
+import type { SourceDef } from '../../catalog/index.js';
+import type { Item } from '../../search/item.js';
+import { parseDate } from './dates.js';
+import { decodeBody } from './decode.js';
+import { ParseError, type RawEntry } from './entry.js';
+import { mapJson, mappingFor } from './mappings.js';
+import { ruleFor } from './source-options.js';
+import { canonicalUrl, clip, htmlToText, MAX_SUMMARY, MAX_TITLE } from './text.js';
+import { parseXml } from './xml.js';
+
+export { ParseError } from './entry.js';
+
+export interface ParsedItem extends Item {
+  /**
+   * The time (or the time of day) is when we first saw the item: the source gave only a date,
+   * or no usable date. The wire keeps the first-seen time across polls.
+   */
+  publishedIsFirstSeen?: boolean;
+}
+
+export interface ParseResult {
+  items: ParsedItem[];
+  skipped: number;
+  warnings: string[];
+}
+
+/** Items beyond this many in one document are skipped: no feed legitimately sends more. */
+export const MAX_ITEMS_PER_DOCUMENT = 5000;
+/** Publication times further ahead than this are clocks gone wrong: clamped to now. */
+const FUTURE_SLACK_MS = 5 * 60_000;
+const DAY_MS = 86_400_000;
+
+export function parseSource(source: SourceDef, body: Uint8Array, contentType: string | undefined, now: number): ParseResult {
+  const text = decodeBody(body, contentType);
+  const trimmed = text.trimStart();
+  if (trimmed === '') throw new ParseError('empty_body', 'empty document');
+  const warnings: string[] = [];
+  let entries: RawEntry[];
+  let feedLink: string | undefined;
+  if (trimmed[0] === '{' || trimmed[0] === '[') {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(trimmed);
+    } catch (err) {
+      throw new ParseError('malformed', `malformed JSON: ${(err as Error).message}`);
+    }
+    const mapping = mappingFor(source.id);
+    if (!mapping) throw new ParseError('unsupported_format', `no JSON mapping for source ${source.id}`);
+    const mapped = mapJson(doc, mapping);
+    if (!mapped) throw new ParseError('wrong_shape', `JSON of source ${source.id} does not have the expected shape`);
+    entries = mapped;
+    if (source.format !== 'json') warnings.push(`expected ${source.format}, got JSON`);
+  } else if (trimmed[0] === '<') {
+    const xml = parseXml(trimmed);
+    entries = xml.entries;
+    feedLink = xml.link;
+    if (source.format !== xml.format) warnings.push(`expected ${source.format}, got ${xml.format}`);
+  } else {
+    throw new ParseError('unsupported_format', 'neither XML nor JSON');
+  }
+
+  let skipped = 0;
+  if (entries.length > MAX_ITEMS_PER_DOCUMENT) {
+    skipped += entries.length - MAX_ITEMS_PER_DOCUMENT;
+    warnings.push(`${entries.length} items; only the first ${MAX_ITEMS_PER_DOCUMENT} are read`);
+    entries = entries.slice(0, MAX_ITEMS_PER_DOCUMENT);
+  }
+  const rule = ruleFor(source.id);
+  const seen = new Set<string>();
+  const items: ParsedItem[] = [];
+  for (const raw of entries) {
+    if (rule?.keep && !rule.keep(raw)) continue;
+    const e = rule?.rewrite ? rule.rewrite(raw) : raw;
+    const item = normalize(e, source, now, feedLink, warnings);
+    if (!item) {
+      skipped++;
+      continue;
+    }
+    if (seen.has(item.id)) continue; // the same item twice in one document
+    seen.add(item.id);
+    items.push(item);
+  }
+  return { items, skipped, warnings: warnings.slice(0, 20) };
+}
+
+function normalize(e: RawEntry, source: SourceDef, now: number, feedLink: string | undefined, warnings: string[]): ParsedItem | undefined {
+  const title = clip(htmlToText(e.title ?? ''), MAX_TITLE);
+  if (!title) {
+    warnings.push('item without a title skipped');
+    return undefined;
+  }
+  const url = canonicalUrl(e.link, feedLink);
+  if (!url) {
+    warnings.push(`item "${title.slice(0, 60)}" without a usable http(s) link skipped`);
+    return undefined;
+  }
+  const item: ParsedItem = {
+    id: (e.id ?? '').trim() || url,
+    title,
+    url,
+    source: source.name,
+    filter: source.filter,
+    published: now,
+    summary: clip(htmlToText(e.summary ?? ''), MAX_SUMMARY),
+  };
+  const date = parseDate(e.date);
+  if (!date) {
+    // No usable date: the item is dated when we first saw it (and keeps that time).
+    item.publishedIsFirstSeen = true;
+  } else if (date.dateOnly) {
+    // A day without a time: first-seen time of day on that day, never in the future.
+    item.published = Math.min(now, date.ms + (now % DAY_MS));
+    item.publishedIsFirstSeen = true;
+  } else if (date.ms > now + FUTURE_SLACK_MS) {
+    warnings.push(`item "${title.slice(0, 60)}" dated in the future; clamped to now`);
+  } else {
+    item.published = Math.min(date.ms, now);
+  }
+  if (e.state && /^[A-Z]{2}$/.test(e.state)) item.state = e.state;
+  return item;
+}

@@ -1,0 +1,143 @@
+/**
+ * One small declarative mapping per JSON source shape: where the items are, and which field
+ * (or short template) gives each Article field. Paths are dot-separated. A mapping is chosen
+ * by the source id's prefix, so the several sources of one API share it.
+ */
+import type { RawEntry } from './entry.js';
+
+type Row = Record<string, unknown>;
+type Field = string | ((row: Row) => unknown);
+
+interface JsonMapping {
+  /** Path of the item array; '' when the document itself is the array. */
+  items: string;
+  /** Rows to skip (metadata elements, test alerts). */
+  skip?: (row: Row) => boolean;
+  id: Field;
+  title: Field;
+  url: Field;
+  date: Field;
+  summary?: Field;
+  state?: Field;
+}
+
+export function get(obj: unknown, path: string): unknown {
+  let cur = obj;
+  for (const key of path.split('.')) {
+    if (key === '') continue;
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Row)[key];
+  }
+  return cur;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+const usd = (v: unknown) => (typeof v === 'number' ? `$${Math.round(v).toLocaleString('en-US')}` : '');
+
+export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
+  'cisa-kev': {
+    items: 'vulnerabilities',
+    id: 'cveID',
+    title: (r) => `${str(r.cveID)}: ${str(r.vulnerabilityName)}`,
+    url: (r) => `https://nvd.nist.gov/vuln/detail/${str(r.cveID)}`,
+    date: 'dateAdded',
+    summary: (r) => `${str(r.shortDescription)} Required action: ${str(r.requiredAction)} (due ${str(r.dueDate)}).`,
+  },
+  'fedreg-': {
+    items: 'results',
+    id: 'document_number',
+    title: 'title',
+    url: 'html_url',
+    date: 'publication_date',
+    summary: (r) => str(r.abstract),
+  },
+  'nws-': {
+    items: 'features',
+    skip: (r) => get(r, 'properties.status') !== undefined && get(r, 'properties.status') !== 'Actual',
+    id: 'properties.id',
+    title: (r) => str(get(r, 'properties.headline')) || `${str(get(r, 'properties.event'))}: ${str(get(r, 'properties.areaDesc'))}`,
+    url: (r) => str(get(r, 'properties.@id')) || str(r.id),
+    date: 'properties.sent',
+    summary: 'properties.description',
+  },
+  'usgs-': {
+    items: 'features',
+    id: 'id',
+    title: 'properties.title',
+    url: 'properties.url',
+    date: 'properties.time',
+    summary: (r) => {
+      const p = (r.properties ?? {}) as Row;
+      const depth = get(r, 'geometry.coordinates.2');
+      return `Magnitude ${str(p.mag)} ${str(p.place)}. Depth ${str(depth)} km. PAGER alert: ${str(p.alert) || 'none'}. Tsunami: ${p.tsunami ? 'yes' : 'no'}. Felt reports: ${str(p.felt ?? 0)}.`;
+    },
+  },
+  'status-gcp': {
+    items: '',
+    id: 'id',
+    title: 'external_desc',
+    url: (r) => `https://status.cloud.google.com/${str(r.uri).replace(/^\//, '')}`,
+    date: (r) => r.begin ?? r.created,
+    summary: (r) => `${str(r.severity)} ${str(r.status_impact)}. ${str(get(r, 'most_recent_update.text'))}`,
+  },
+  'usaspending-': {
+    items: 'results',
+    id: 'generated_internal_id',
+    title: (r) => `${str(r['Recipient Name'])}: ${str(r.Description)}`,
+    url: (r) => `https://www.usaspending.gov/award/${str(r.generated_internal_id)}`,
+    date: (r) => r['Base Obligation Date'] ?? r['Last Modified Date'],
+    summary: (r) => `${usd(r['Award Amount'])} from ${str(r['Awarding Agency'])} to ${str(r['Recipient Name'])}, performed in ${str(r['Place of Performance State Code'])}. ${str(r.Description)}`,
+    state: 'Place of Performance State Code',
+  },
+  remotive: {
+    items: 'jobs',
+    id: 'id',
+    title: (r) => `${str(r.title)} at ${str(r.company_name)}`,
+    url: 'url',
+    date: 'publication_date',
+    summary: 'description',
+  },
+  remoteok: {
+    items: '',
+    skip: (r) => r.id === undefined || 'legal' in r,
+    id: 'id',
+    title: (r) => `${str(r.position)} at ${str(r.company)}`,
+    url: 'url',
+    date: (r) => r.date ?? r.epoch,
+    summary: 'description',
+  },
+};
+
+export function mappingFor(sourceId: string): JsonMapping | undefined {
+  for (const [key, mapping] of Object.entries(JSON_MAPPINGS)) {
+    if (key.endsWith('-') ? sourceId.startsWith(key) : sourceId === key || sourceId.startsWith(key + '-')) return mapping;
+  }
+  return undefined;
+}
+
+function field(row: Row, f: Field | undefined): unknown {
+  if (f === undefined) return undefined;
+  return typeof f === 'function' ? f(row) : get(row, f);
+}
+
+/** Applies a mapping; `undefined` when the document does not have the mapping's shape. */
+export function mapJson(doc: unknown, mapping: JsonMapping): RawEntry[] | undefined {
+  const rows = mapping.items === '' ? doc : get(doc, mapping.items);
+  if (!Array.isArray(rows)) return undefined;
+  const out: RawEntry[] = [];
+  for (const row of rows) {
+    if (row === null || typeof row !== 'object' || mapping.skip?.(row as Row)) continue;
+    const r = row as Row;
+    const entry: RawEntry = {
+      id: str(field(r, mapping.id)) || undefined,
+      title: str(field(r, mapping.title)),
+      link: str(field(r, mapping.url)),
+      date: field(r, mapping.date),
+      summary: str(field(r, mapping.summary)),
+    };
+    const state = field(r, mapping.state);
+    if (typeof state === 'string') entry.state = state.toUpperCase();
+    out.push(entry);
+  }
+  return out;
+}

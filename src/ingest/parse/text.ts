@@ -1,0 +1,65 @@
+/**
+ * Text normalisation shared by every format: feeds put HTML (escaped, in CDATA, sometimes
+ * escaped twice) in titles and summaries. We never pass feed HTML on: tags are stripped,
+ * entities decoded, whitespace collapsed and lengths bounded.
+ */
+const NAMED: Readonly<Record<string, string>> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…',
+  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', bull: '•', middot: '·',
+  copy: '©', reg: '®', trade: '™', deg: '°', euro: '€', pound: '£', yen: '¥', cent: '¢', times: '×',
+  eacute: 'é', egrave: 'è', aacute: 'á', agrave: 'à', oacute: 'ó', uacute: 'ú', iacute: 'í', ntilde: 'ñ',
+  ccedil: 'ç', auml: 'ä', ouml: 'ö', uuml: 'ü', szlig: 'ß', Eacute: 'É', Auml: 'Ä', Ouml: 'Ö', Uuml: 'Ü',
+};
+const ENTITY = /&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,31});/gi;
+
+export function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(ENTITY, (whole, body: string) => {
+    if (body[0] === '#') {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '';
+    }
+    return NAMED[body] ?? NAMED[body.toLowerCase()] ?? whole;
+  });
+}
+
+const BLOCKS = /<(script|style)\b[\s\S]*?<\/\1\s*>/gi;
+const BREAKS = /<\s*(br|\/p|\/div|\/li|\/h\d|p|li)\b[^>]*>/gi;
+const TAGS = /<\/?[a-z!][^>]*>/gi;
+
+/** Plain text of an HTML fragment (or of plain text: then only whitespace changes). */
+export function htmlToText(html: string): string {
+  let text = html;
+  // Twice: a decoded entity may reveal markup that was escaped twice (EDGAR summaries).
+  for (let pass = 0; pass < 2; pass++) {
+    if (!text.includes('<') && !text.includes('&')) break;
+    text = decodeEntities(text.replace(BLOCKS, ' ').replace(BREAKS, ' ').replace(TAGS, ''));
+  }
+  return text.replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** Cuts at a word boundary and marks the cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return (space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, '') + '…';
+}
+
+export const MAX_TITLE = 300;
+export const MAX_SUMMARY = 500;
+
+/** Canonical absolute http(s) URL: fragment and utm_* tracking removed; undefined otherwise. */
+export function canonicalUrl(raw: string | undefined, base?: string): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim(), base);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  url.hash = '';
+  for (const key of [...url.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) url.searchParams.delete(key);
+  return url.href;
+}

@@ -1,0 +1,59 @@
+/**
+ * The work of one poll, run inside a Piscina worker thread: fetch, decode, parse and
+ * normalise. The serving thread only receives finished items.
+ *
+ * Each worker keeps one Fetcher (an undici Agent with a keep-alive pool per origin) for its
+ * whole life, so consecutive polls of a host reuse connections.
+ */
+import type { SourceDef } from '../catalog/index.js';
+import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
+import { parseSource, ParseError, type ParsedItem } from './parse/index.js';
+
+export interface PollTask {
+  source: SourceDef;
+  request: FetchRequest;
+  now: number;
+  fetcher: FetcherOptions;
+}
+
+export type PollResult =
+  | { kind: 'items'; items: ParsedItem[]; skipped: number; warnings: string[]; etag?: string; lastModified?: string; bytes: number; ms: number }
+  | { kind: 'not-modified'; etag?: string; lastModified?: string; ms: number }
+  | { kind: 'error'; code: string; message: string; status?: number; retryAfterMs?: number; ms: number };
+
+let fetcher: Fetcher | undefined;
+
+export async function runPoll(task: PollTask): Promise<PollResult> {
+  fetcher ??= new Fetcher(task.fetcher);
+  const res = await fetcher.fetch(task.request);
+  if (res.kind === 'error') {
+    const out: PollResult = { kind: 'error', code: res.code, message: res.message, ms: res.ms };
+    if (res.status !== undefined) out.status = res.status;
+    if (res.retryAfterMs !== undefined) out.retryAfterMs = res.retryAfterMs;
+    return out;
+  }
+  const validators = (r: { etag?: string; lastModified?: string }) => ({
+    ...(r.etag !== undefined && { etag: r.etag }),
+    ...(r.lastModified !== undefined && { lastModified: r.lastModified }),
+  });
+  if (res.kind === 'not-modified') return { kind: 'not-modified', ms: res.ms, ...validators(res) };
+  const started = performance.now();
+  try {
+    const parsed = parseSource(task.source, res.body, res.contentType, task.now);
+    return {
+      kind: 'items',
+      items: parsed.items,
+      skipped: parsed.skipped,
+      warnings: parsed.warnings.slice(0, 10),
+      bytes: res.bytes,
+      ms: res.ms + (performance.now() - started),
+      ...validators(res),
+    };
+  } catch (err) {
+    if (err instanceof ParseError) return { kind: 'error', code: `parse_${err.code}`, message: err.message.slice(0, 300), ms: res.ms };
+    throw err;
+  }
+}
+
+/** Piscina calls the default export. */
+export default runPoll;

@@ -1,0 +1,61 @@
+/**
+ * Turns a catalogue source into the HTTP request that polls it. Most sources are a plain GET
+ * of their URL; the few that need more (a POST body computed from the current date, a
+ * required Accept header, a cache-buster) are listed here by source id, as data.
+ */
+import type { SourceDef } from '../catalog/index.js';
+import type { FetchRequest } from './fetch/fetcher.js';
+
+/** Extra request headers some sources need (SOURCES.md). */
+const HEADERS: Readonly<Record<string, Record<string, string>>> = {
+  'nws-extreme': { Accept: 'application/geo+json' },
+  'nws-severe': { Accept: 'application/geo+json' },
+  'nws-immediate': { Accept: 'application/geo+json' },
+  msrc: { Accept: 'application/rss+xml' },
+};
+
+/** USAspending award-size buckets, as the API's filters. */
+const AWARD_BUCKETS: Readonly<Record<string, object>> = {
+  'small-business': { recipient_type_names: ['small_business'] },
+  'under-250k': { award_amounts: [{ upper_bound: 250_000 }] },
+  '250k-1m': { award_amounts: [{ lower_bound: 250_000, upper_bound: 1_000_000 }] },
+  '1m-10m': { award_amounts: [{ lower_bound: 1_000_000, upper_bound: 10_000_000 }] },
+  'over-10m': { award_amounts: [{ lower_bound: 10_000_000 }] },
+};
+
+/** Days of award actions asked for: awards land days after signing (DoD about 90). */
+const AWARD_WINDOW_DAYS = 30;
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function usaspendingBody(filter: string, now: number): string {
+  return JSON.stringify({
+    filters: {
+      award_type_codes: ['A', 'B', 'C', 'D'],
+      time_period: [{ start_date: day(now - AWARD_WINDOW_DAYS * 86_400_000), end_date: day(now), date_type: 'action_date' }],
+      ...AWARD_BUCKETS[filter],
+    },
+    fields: [
+      'Award ID', 'Recipient Name', 'Award Amount', 'Description', 'Start Date', 'Last Modified Date',
+      'Base Obligation Date', 'Place of Performance State Code', 'Awarding Agency', 'generated_internal_id',
+    ],
+    limit: 100,
+    page: 1,
+    sort: 'Last Modified Date',
+    order: 'desc',
+  });
+}
+
+/** `url` is the source's URL after overrides (WIRES_SOURCES). */
+export function buildRequest(source: SourceDef, url: string, now: number): FetchRequest {
+  if (source.id.startsWith('usaspending-')) {
+    return { url, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: usaspendingBody(source.filter, now) };
+  }
+  const req: FetchRequest = { url };
+  const headers = HEADERS[source.id];
+  if (headers) req.headers = headers;
+  // The Federal Register serves from a shared cache even with no-store (an Age over an hour
+  // was seen): a cache-buster keeps its documents fresh.
+  if (source.id.startsWith('fedreg-')) req.url = `${url}${url.includes('?') ? '&' : '?'}_=${Math.floor(now / 1000)}`;
+  return req;
+}

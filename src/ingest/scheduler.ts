@@ -1,0 +1,235 @@
+/**
+ * Decides which sources to poll, hands the polls to the worker pool, and applies finished
+ * results to the wires. It runs on the serving thread but does no parsing there: it only
+ * keeps per-source state and swaps in finished batches.
+ *
+ * Cadence (spec section 1): a scheduler run every POLL_INTERVAL_SEC (with jitter); breaking
+ * wires poll on every run, timely ones at most every 5 minutes, sparse ones at most every
+ * 15 minutes, and a source's own politeness floor (`minIntervalSec`) and a server's
+ * Retry-After always win. A source is never polled while its previous poll is in flight.
+ */
+import { SOURCES, TIER_MIN_INTERVAL_SEC, type SourceDef, type Tier } from '../catalog/index.js';
+import { log } from '../log.js';
+import { applyItems } from './apply.js';
+import type { FetcherOptions } from './fetch/fetcher.js';
+import type { PollResult, PollTask } from './poll-task.js';
+import { buildRequest } from './requests.js';
+import type { WireIndex } from '../search/wire-index.js';
+
+export type PollRunner = (task: PollTask) => Promise<PollResult>;
+
+/** What /health and /sources show per source. */
+export interface SourceStatus {
+  id: string;
+  wire: string;
+  filter: string;
+  tier: Tier;
+  url: string;
+  polls: number;
+  last_attempt: string | null;
+  last_success: string | null;
+  last_error: { at: string; code: string; message: string; status?: number } | null;
+  consecutive_failures: number;
+  items: number;
+  etag_hits: number;
+  next_poll_after: string | null;
+}
+
+interface SourceRuntime {
+  def: SourceDef & { wire: { id: string; tier: Tier; paid: { path: string }[] } };
+  url: string;
+  inFlight: boolean;
+  polls: number;
+  lastAttempt: number | null;
+  lastSuccess: number | null;
+  lastError: SourceStatus['last_error'];
+  consecutiveFailures: number;
+  items: number;
+  etagHits: number;
+  etag?: string;
+  lastModified?: string;
+  /** Not before this time: Retry-After or failure backoff. */
+  notBefore: number;
+}
+
+export interface SchedulerOptions {
+  run: PollRunner;
+  wires: ReadonlyMap<string, WireIndex>;
+  overrides: ReadonlyMap<string, string>;
+  pollIntervalSec: number;
+  fetcher: FetcherOptions;
+  /** Politeness between requests to one host, in ms (SEC allows 10/s). */
+  hostSpacingMs?: (host: string) => number;
+}
+
+/** Failure backoff: doubles per consecutive failure, from one interval up to an hour. */
+const MAX_BACKOFF_MS = 3_600_000;
+
+export class Scheduler {
+  private readonly sources: SourceRuntime[];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private readonly runStarts: number[] = [];
+  private readonly hostNext = new Map<string, number>();
+  /** Completed scheduler runs. */
+  runs = 0;
+  private resolveFirstRun!: () => void;
+  /** Resolves when the first run has polled every source once. */
+  readonly firstRun = new Promise<void>((resolve) => (this.resolveFirstRun = resolve));
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.sources = SOURCES.map((def) => ({
+      def,
+      url: opts.overrides.get(def.id) ?? def.url,
+      inFlight: false,
+      polls: 0,
+      lastAttempt: null,
+      lastSuccess: null,
+      lastError: null,
+      consecutiveFailures: 0,
+      items: 0,
+      etagHits: 0,
+      notBefore: 0,
+    }));
+  }
+
+  /** Runs now, then every interval (±10 % jitter) until stopped. */
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.runOnce().finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        const jitter = 1 + (Math.random() - 0.5) * 0.2;
+        this.timer = setTimeout(tick, this.opts.pollIntervalSec * 1000 * jitter);
+        this.timer.unref();
+      });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One scheduler run: polls every due source and resolves when all have been applied. */
+  async runOnce(now = Date.now()): Promise<void> {
+    this.runStarts.push(now);
+    if (this.runStarts.length > 20) this.runStarts.shift();
+    const due = this.sources.filter((s) => this.isDue(s, now));
+    await Promise.all(due.map((s) => this.poll(s)));
+    this.runs++;
+    this.resolveFirstRun();
+  }
+
+  private isDue(s: SourceRuntime, now: number): boolean {
+    if (s.inFlight || now < s.notBefore) return false;
+    if (s.lastAttempt === null) return true;
+    const minSec = Math.max(TIER_MIN_INTERVAL_SEC[s.def.wire.tier], s.def.minIntervalSec ?? 0);
+    // A little slack so a run that fires a moment early does not skip a whole interval.
+    return now - s.lastAttempt >= minSec * 1000 - 5_000;
+  }
+
+  /** Waits for this host's politeness slot; spreads requests to one host over time. */
+  private async hostSlot(url: string): Promise<void> {
+    const host = new URL(url).host;
+    const spacing = this.opts.hostSpacingMs?.(host) ?? 0;
+    if (spacing <= 0) return;
+    const now = Date.now();
+    const at = Math.max(now, this.hostNext.get(host) ?? 0);
+    this.hostNext.set(host, at + spacing);
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  }
+
+  private async poll(s: SourceRuntime): Promise<void> {
+    s.inFlight = true;
+    try {
+      await this.hostSlot(s.url);
+      const now = Date.now();
+      s.lastAttempt = now;
+      s.polls++;
+      const request = buildRequest(s.def, s.url, now);
+      if (s.etag) request.etag = s.etag;
+      if (s.lastModified) request.lastModified = s.lastModified;
+      let result: PollResult;
+      try {
+        result = await this.opts.run({ source: plainSource(s.def), request, now, fetcher: this.opts.fetcher });
+      } catch (err) {
+        // A worker crash or a bug in the task: the source fails this poll, the service goes on.
+        result = { kind: 'error', code: 'worker_failed', message: String((err as Error)?.message ?? err).slice(0, 300), ms: 0 };
+      }
+      await this.record(s, result);
+    } finally {
+      s.inFlight = false;
+    }
+  }
+
+  private async record(s: SourceRuntime, result: PollResult): Promise<void> {
+    const now = Date.now();
+    if (result.kind === 'error') {
+      s.consecutiveFailures++;
+      s.lastError = { at: new Date(now).toISOString(), code: result.code, message: result.message };
+      if (result.status !== undefined) s.lastError.status = result.status;
+      const backoff = Math.min(MAX_BACKOFF_MS, this.opts.pollIntervalSec * 1000 * 2 ** (s.consecutiveFailures - 1));
+      s.notBefore = now + Math.max(result.retryAfterMs ?? 0, s.consecutiveFailures > 1 ? backoff : 0);
+      log.warn('poll failed', { source: s.def.id, code: result.code, message: result.message, failures: s.consecutiveFailures });
+      return;
+    }
+    if (result.etag !== undefined) s.etag = result.etag;
+    if (result.lastModified !== undefined) s.lastModified = result.lastModified;
+    s.consecutiveFailures = 0;
+    s.notBefore = 0;
+    s.lastSuccess = now;
+    if (result.kind === 'not-modified') {
+      s.etagHits++;
+      return;
+    }
+    s.items = result.items.length;
+    const index = this.opts.wires.get(s.def.wire.id);
+    if (index) await applyItems(index, result.items, now);
+    if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
+  }
+
+  /** Time of the last successful poll of any source. */
+  lastPoll(): number | null {
+    let last: number | null = null;
+    for (const s of this.sources) if (s.lastSuccess !== null && (last === null || s.lastSuccess > last)) last = s.lastSuccess;
+    return last;
+  }
+
+  /** Mean seconds between the starts of recent scheduler runs (measured, not configured). */
+  observedIntervalSec(): number | null {
+    const n = this.runStarts.length;
+    if (n < 2) return null;
+    return Math.round((this.runStarts[n - 1]! - this.runStarts[0]!) / (n - 1) / 1000);
+  }
+
+  status(): SourceStatus[] {
+    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+    return this.sources.map((s) => ({
+      id: s.def.id,
+      wire: s.def.wire.paid[0]!.path,
+      filter: s.def.filter,
+      tier: s.def.wire.tier,
+      url: s.url,
+      polls: s.polls,
+      last_attempt: iso(s.lastAttempt),
+      last_success: iso(s.lastSuccess),
+      last_error: s.lastError,
+      consecutive_failures: s.consecutiveFailures,
+      items: s.items,
+      etag_hits: s.etagHits,
+      next_poll_after: s.notBefore > Date.now() ? iso(s.notBefore) : null,
+    }));
+  }
+}
+
+/** The catalogue entry without its back-reference to the wire, so it clones into a worker. */
+function plainSource(s: SourceDef): SourceDef {
+  const out: SourceDef = { id: s.id, name: s.name, filter: s.filter, format: s.format, url: s.url };
+  if (s.minIntervalSec !== undefined) out.minIntervalSec = s.minIntervalSec;
+  return out;
+}

@@ -1,0 +1,122 @@
+/**
+ * Warm restart: the items of every wire are written to DATA_DIR periodically and on shutdown,
+ * and read back at start, so a restarted service does not serve empty wires while sparse
+ * sources wait for their next poll.
+ *
+ * One file per wire, `snapshots/<wire>.jsonl`: a header line (format, version, count and the
+ * SHA-256 of the rest) and one item per line. Writes go to a temporary file that is fsynced
+ * and renamed, so a crash leaves either the old or the new snapshot, never half of one. A file
+ * that fails its checksum or does not parse is logged and ignored: a bad snapshot costs a cold
+ * start, never a crash.
+ *
+ * Serialisation yields to the event loop between chunks so a save never stalls requests.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { log } from '../log.js';
+import type { Item } from '../search/item.js';
+
+const FORMAT = 'wires-snapshot';
+const VERSION = 1;
+const CHUNK = 1000;
+
+interface Header {
+  format: string;
+  version: number;
+  wire: string;
+  count: number;
+  savedAt: string;
+  sha256: string;
+}
+
+export function snapshotDir(dataDir: string): string {
+  return join(dataDir, 'snapshots');
+}
+
+/** Only the fields of an Item, so precomputed fragments never reach the disk. */
+function itemLine(i: Item): string {
+  const plain: Item = { id: i.id, title: i.title, url: i.url, source: i.source, filter: i.filter, published: i.published, summary: i.summary };
+  if (i.state !== undefined) plain.state = i.state;
+  return JSON.stringify(plain);
+}
+
+export async function saveWire(dataDir: string, wire: string, items: readonly Item[]): Promise<void> {
+  const dir = snapshotDir(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash('sha256');
+  const chunks: string[] = [];
+  for (let i = 0; i < items.length; i += CHUNK) {
+    let text = '';
+    const end = Math.min(items.length, i + CHUNK);
+    for (let j = i; j < end; j++) text += itemLine(items[j]!) + '\n';
+    hash.update(text);
+    chunks.push(text);
+    if (end < items.length) await yieldToLoop();
+  }
+  const header: Header = { format: FORMAT, version: VERSION, wire, count: items.length, savedAt: new Date().toISOString(), sha256: hash.digest('hex') };
+  const finalPath = join(dir, `${wire}.jsonl`);
+  const tmpPath = `${finalPath}.${process.pid}.tmp`;
+  const fh = await open(tmpPath, 'w');
+  try {
+    await fh.write(JSON.stringify(header) + '\n');
+    for (const chunk of chunks) await fh.write(chunk);
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await unlink(tmpPath).catch(() => {});
+    throw err;
+  }
+  await fh.close();
+  await rename(tmpPath, finalPath);
+}
+
+/** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
+export function loadWire(dataDir: string, wire: string): Item[] | undefined {
+  const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
+    return undefined;
+  }
+  const newline = text.indexOf('\n');
+  try {
+    if (newline === -1) throw new Error('no header line');
+    const header = JSON.parse(text.slice(0, newline)) as Header;
+    if (header.format !== FORMAT || header.version !== VERSION || header.wire !== wire) throw new Error('unknown format');
+    const body = text.slice(newline + 1);
+    if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new Error('checksum mismatch');
+    const items = body === '' ? [] : body.slice(0, -1).split('\n').map((line) => JSON.parse(line) as Item);
+    if (items.length !== header.count) throw new Error('item count mismatch');
+    return items.filter(isItem);
+  } catch (err) {
+    log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
+    return undefined;
+  }
+}
+
+function isItem(x: unknown): x is Item {
+  const i = x as Item;
+  return (
+    typeof i === 'object' && i !== null &&
+    typeof i.id === 'string' && typeof i.title === 'string' && typeof i.url === 'string' &&
+    typeof i.source === 'string' && typeof i.filter === 'string' && Number.isFinite(i.published) &&
+    typeof i.summary === 'string'
+  );
+}
+
+/** Removes temporary files a crash during a save may have left. */
+export function cleanTempFiles(dataDir: string): void {
+  const dir = snapshotDir(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.endsWith('.tmp')) void unlink(join(dir, name)).catch(() => {});
+}

@@ -1,0 +1,266 @@
+/**
+ * Ingestion end to end: the real scheduler and Piscina worker threads polling loopback
+ * servers that play the public sources (recorded-format fixtures) and misbehaving ones.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PAID_ROUTES, PREVIEW_ROUTES, ROUTES, SOURCES, WIRES } from '../src/catalog/index.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
+import { loadOverrides } from '../src/ingest/overrides.js';
+import { snapshotDir } from '../src/ingest/snapshot.js';
+import { setLogLevel } from '../src/log.js';
+import { startService, type Service } from '../src/service.js';
+import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
+import { PAY_TO } from './helpers/service.js';
+
+setLogLevel('error');
+
+/** Sources pointed at misbehaving endpoints, and what /health must then say about them. */
+const CHAOS: Record<string, { path: string; code?: string }> = {
+  krebs: { path: '/500', code: 'http_status' },
+  zdi: { path: '/hang', code: 'timeout' },
+  'ethereum-blog': { path: '/malformed', code: 'parse_malformed' },
+  'nasa-releases': { path: '/huge', code: 'too_large' },
+  espn: { path: '/bomb', code: 'decoded_too_large' },
+  'ftc-press': { path: '/loop', code: 'redirect_loop' },
+  'aws-ml-blog': { path: '/latin1' },
+  'hn-show': { path: '/dupes' },
+};
+
+interface Running {
+  service: Service;
+  base: string;
+  dataDir: string;
+}
+
+async function start(overrides: Record<string, string>, env: Record<string, string> = {}, dataDir?: string): Promise<Running> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'wires-ingest-'));
+  const file = join(dir, 'sources.json');
+  writeFileSync(file, JSON.stringify(overrides));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PAY_TO_ADDRESS: PAY_TO,
+    DATA_DIR: dir,
+    WIRES_SOURCES: file,
+    POLL_INTERVAL_SEC: '3600',
+    FETCH_TIMEOUT_SEC: '3',
+    ...env,
+  });
+  const service = await startService(config);
+  return { service, base: `http://127.0.0.1:${service.port}`, dataDir: dir };
+}
+
+async function getJson(base: string, path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + path);
+  return { status: res.status, body: await res.json() };
+}
+
+function sourceState(health: any, id: string): any {
+  return health.sources.detail.find((s: any) => s.id === id);
+}
+
+describe('ingestion from recorded-format feeds and misbehaving sources', () => {
+  let fixtures: FixtureServer;
+  let chaos: ChaosServer;
+  let run: Running;
+  let healthDuringFirstRun: any;
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    chaos = await startChaosServer();
+    const overrides = { ...fixtures.overrides };
+    for (const [id, c] of Object.entries(CHAOS)) overrides[id] = chaos.url + c.path;
+    run = await start(overrides);
+    // While the hanging source is still in flight, every healthy source must already be in.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { body } = await getJson(run.base, '/health');
+      const healthy = body.sources.detail.filter((s: any) => !(s.id in CHAOS));
+      if (healthy.every((s: any) => s.last_success !== null) || Date.now() > deadline) {
+        healthDuringFirstRun = body;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await run.service.scheduler!.firstRun;
+  });
+  after(async () => {
+    await run.service.stop();
+    await fixtures.close();
+    await chaos.close();
+  });
+
+  test('a hanging source does not hold up the others', () => {
+    const zdi = sourceState(healthDuringFirstRun, 'zdi');
+    assert.equal(zdi.last_success, null);
+    assert.equal(zdi.last_error, null, 'the hang is still in flight while the others are done');
+    for (const s of healthDuringFirstRun.sources.detail) if (!(s.id in CHAOS)) assert.ok(s.last_success, s.id);
+  });
+
+  test('every preview of every wire and filter value serves ingested items with correct fields and ages', async () => {
+    const chaosFilters = new Set(Object.keys(CHAOS).map((id) => SOURCES.find((s) => s.id === id)!.filter));
+    for (const route of PREVIEW_ROUTES) {
+      for (const value of route.wire.filter.values) {
+        // Filter values fed only by a misbehaving source may rightly be empty.
+        const onlyChaos = route.wire.sources.filter((s) => s.filter === value).every((s) => s.id in CHAOS);
+        const qs = `${route.wire.filter.name}=${value}${route.def.qRequired ? '&q=the' : ''}`;
+        const { status, body } = await getJson(run.base, `${route.path}?${qs}`);
+        assert.equal(status, 200, `${route.path}?${qs}`);
+        if (onlyChaos && chaosFilters.has(value)) continue;
+        if (route.def.qRequired) continue; // "the" need not occur in every category's fixtures
+        assert.ok(body.count > 0, `${route.path}?${qs} has items`);
+        for (const a of body.articles) {
+          assert.equal(a.category, value);
+          assert.ok(a.title.length > 0);
+          assert.match(a.url, /^https?:\/\//);
+          assert.equal(a.title.includes('<'), false, 'no HTML in titles');
+          const age = (Date.now() - Date.parse(a.published)) / 60_000;
+          assert.ok(Math.abs(a.age_minutes - Math.floor(age)) <= 1, `${a.age_minutes} vs ${age}`);
+          assert.ok(a.age_minutes >= 0);
+        }
+      }
+    }
+  });
+
+  test('paid routes of every wire still answer 402 with their offer', async () => {
+    for (const route of PAID_ROUTES) {
+      const res = await fetch(run.base + route.path + (route.def.qRequired ? '?q=x' : ''));
+      assert.equal(res.status, 402, route.path);
+      assert.ok(res.headers.get('payment-required'));
+    }
+  });
+
+  test('each misbehaving source is reported with its own error on /health and /sources', async () => {
+    const { body } = await getJson(run.base, '/health');
+    for (const [id, c] of Object.entries(CHAOS)) {
+      const s = sourceState(body, id);
+      if (c.code) {
+        assert.equal(s.last_error?.code, c.code, `${id}: ${JSON.stringify(s.last_error)}`);
+        assert.equal(s.consecutive_failures, 1, id);
+        assert.equal(s.last_success, null, id);
+      } else {
+        assert.equal(s.last_error, null, `${id}: ${JSON.stringify(s.last_error)}`);
+      }
+    }
+    assert.equal(sourceState(body, 'krebs').last_error.status, 500);
+    assert.equal(body.sources.failing, Object.values(CHAOS).filter((c) => c.code).length);
+    assert.equal(body.status, 'ok', 'a handful of failing sources out of many is not an outage');
+    assert.ok(body.last_poll);
+    const sources = (await getJson(run.base, '/sources')).body;
+    const krebs = sources.find((s: any) => s.id === 'krebs');
+    assert.equal(krebs.url, chaos.url + '/500');
+    assert.equal(krebs.state.last_error.code, 'http_status');
+  });
+
+  test('a non-UTF-8 feed is decoded and a feed of duplicates yields each item once', async () => {
+    const ai = await getJson(run.base, '/ailab/preview?lab=aws&q=caf%C3%A9');
+    assert.equal(ai.body.count, 1);
+    assert.equal(ai.body.articles[0].title, 'Café société résultats');
+    const show = await getJson(run.base, '/hn/preview?feed=show');
+    const titles = show.body.articles.map((a: any) => a.title);
+    assert.equal(titles.filter((t: string) => t === 'Repeated story').length, 1);
+    assert.equal(sourceState((await getJson(run.base, '/health')).body, 'hn-show').items, 4);
+  });
+
+  test('a second run gets 304 from unchanged sources and changes nothing', async () => {
+    const before = (await getJson(run.base, '/health')).body;
+    await run.service.scheduler!.runOnce();
+    const afterRun = (await getJson(run.base, '/health')).body;
+    const breaking = SOURCES.filter((s) => s.wire.tier === 'breaking' && !(s.id in CHAOS));
+    for (const s of breaking) assert.equal(sourceState(afterRun, s.id).etag_hits, 1, s.id);
+    for (const w of WIRES) assert.equal(afterRun.wires[w.id].items, before.wires[w.id].items, w.id);
+    assert.ok(afterRun.observed_interval_sec !== null);
+  });
+
+  test('snapshot on stop, warm restart serves the same items without polling', async () => {
+    const before = (await getJson(run.base, '/health')).body;
+    await run.service.snapshot();
+    const restarted = await start({}, { INGEST: '0' }, run.dataDir);
+    try {
+      const afterRestart = (await getJson(restarted.base, '/health')).body;
+      for (const w of WIRES) assert.equal(afterRestart.wires[w.id].items, before.wires[w.id].items, w.id);
+      const a = await getJson(run.base, '/cve/preview?src=cisa');
+      const b = await getJson(restarted.base, '/cve/preview?src=cisa');
+      assert.deepEqual(
+        b.body.articles.map((x: any) => [x.title, x.url, x.published, x.summary]),
+        a.body.articles.map((x: any) => [x.title, x.url, x.published, x.summary]),
+      );
+    } finally {
+      await restarted.service.stop();
+    }
+  });
+});
+
+describe('snapshots that cannot be trusted', () => {
+  test('a corrupted or truncated snapshot is ignored, and the service starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-corrupt-'));
+    const fixtures = await startFixtureServer();
+    const first = await start(fixtures.overrides, {}, dir);
+    await first.service.scheduler!.firstRun;
+    const newsItems = first.service.wires.get('news')!.size;
+    const quakeItems = first.service.wires.get('quake')!.size;
+    assert.ok(newsItems > 0 && quakeItems > 0);
+    await first.service.stop();
+    await fixtures.close();
+
+    const newsFile = join(snapshotDir(dir), 'news.jsonl');
+    const text = readFileSync(newsFile, 'utf8');
+    writeFileSync(newsFile, text.replace(/"title":"./, '"title":"#')); // one byte changed
+    const quakeFile = join(snapshotDir(dir), 'quake.jsonl');
+    writeFileSync(quakeFile, readFileSync(quakeFile, 'utf8').slice(0, 200)); // cut short
+
+    const second = await start({}, { INGEST: '0' }, dir);
+    try {
+      assert.equal(second.service.wires.get('news')!.size, 0, 'checksum mismatch: ignored');
+      assert.equal(second.service.wires.get('quake')!.size, 0, 'truncated: ignored');
+      assert.ok(second.service.wires.get('cve')!.size > 0, 'intact wires still load');
+      assert.equal((await fetch(second.base + '/news/preview?q=x')).status, 200);
+    } finally {
+      await second.service.stop();
+    }
+  });
+});
+
+describe('source overrides', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wires-overrides-'));
+  const write = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  test('an overrides file redirects the named sources only', () => {
+    const map = loadOverrides(write('ok.json', JSON.stringify({ 'cnbc-finance': 'http://127.0.0.1:9/feed.xml' })));
+    assert.equal(map.get('cnbc-finance'), 'http://127.0.0.1:9/feed.xml');
+    assert.equal(map.size, 1);
+  });
+
+  test('unknown ids, bad URLs and bad files are errors at start', () => {
+    const cases: [string, RegExp][] = [
+      [JSON.stringify({ 'no-such-source': 'http://x/' }), /unknown source id "no-such-source"/],
+      [JSON.stringify({ 'cnbc-finance': 'ftp://x/' }), /absolute http\(s\) URL/],
+      [JSON.stringify({ 'cnbc-finance': 42 }), /absolute http\(s\) URL/],
+      [JSON.stringify(['cnbc-finance']), /JSON object/],
+      ['{not json', /cannot read/],
+    ];
+    for (const [content, message] of cases) {
+      assert.throws(() => loadOverrides(write('bad.json', content)), (e: Error) => e instanceof ConfigError && message.test(e.message));
+    }
+    assert.throws(() => loadOverrides(join(dir, 'missing.json')), /cannot read/);
+  });
+
+  test('every catalogue source has a fixture, so the demo covers every wire and filter', async () => {
+    const fixtures = await startFixtureServer();
+    try {
+      for (const s of SOURCES) assert.ok(fixtures.overrides[s.id], s.id);
+      assert.ok(ROUTES.length > 0);
+    } finally {
+      await fixtures.close();
+    }
+  });
+});
