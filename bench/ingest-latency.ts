@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { WIRES } from '../src/catalog/index.js';
 import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
@@ -86,6 +87,9 @@ const url = `http://127.0.0.1:${service.port}/news/preview?q=market+rate&categor
 await load(url); // warm-up
 const idle = await load(url);
 
+// How long the serving thread itself was blocked, as opposed to waiting for a core.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 let ingesting = true;
 let batches = 0;
 const ingestLoop = (async () => {
@@ -97,6 +101,7 @@ const ingestLoop = (async () => {
 const busy = await load(url);
 ingesting = false;
 await ingestLoop;
+loopDelay.disable();
 
 const itemsPerBatch = FEEDS * Number(process.env.ITEMS ?? 5000);
 console.log(`preview p99 while ingesting vs idle (${CONNECTIONS} connections, ${DURATION_SEC}s each, ${batches} batches of ${itemsPerBatch} items during the busy run)`);
@@ -104,6 +109,7 @@ console.table({
   idle: { 'p50 ms': idle.p50, 'p99 ms': idle.p99, 'p99.9 ms': idle.p999, requests: idle.requests, errors: idle.errors },
   ingesting: { 'p50 ms': busy.p50, 'p99 ms': busy.p99, 'p99.9 ms': busy.p999, requests: busy.requests, errors: busy.errors },
 });
+console.log(`event-loop delay while ingesting: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms`);
 console.log(`p99 ratio ingesting/idle: ${(busy.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}x (target < 2x)`);
 
 await service.stop();

@@ -1,32 +1,41 @@
 /**
- * Swaps finished items into a wire on the serving thread, in chunks, yielding to the event
- * loop between them so a burst of ingestion never holds a request up for long. Each item is
- * applied whole (WireIndex.add replaces by id), so a reader sees an item either before or
- * after its update, never half of it.
+ * Swaps finished items into a wire on the serving thread, a slice at a time: each slice runs
+ * for at most APPLY_SLICE_MS, then yields to the event loop so waiting requests are answered
+ * before the next slice. Each item is applied whole (WireIndex.add replaces by id), so a
+ * reader sees an item either before or after its update, never half of it.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Item } from '../search/item.js';
 import type { WireIndex } from '../search/wire-index.js';
 import type { ParsedItem } from './parse/index.js';
 
-/** Items per synchronous step; small enough to keep one step well under a millisecond or so. */
-export const APPLY_CHUNK = 256;
+/** Longest the serving thread spends applying items before it answers requests again. */
+export const APPLY_SLICE_MS = 0.5;
 
-export async function applyItems(index: WireIndex, items: readonly ParsedItem[], now: number): Promise<void> {
-  for (let i = 0; i < items.length; i += APPLY_CHUNK) {
-    if (i > 0) await yieldToLoop();
-    const chunk: Item[] = [];
-    for (const parsed of items.slice(i, i + APPLY_CHUNK)) {
-      const { publishedIsFirstSeen, ...item } = parsed;
-      // A date-only or undated item is stamped with the time we first saw it; later polls
-      // must not move it forward, or it would look fresh forever.
-      if (publishedIsFirstSeen) {
-        const known = index.get(item.id);
-        if (known) item.published = known.published;
-      }
-      chunk.push(item);
+const decoder = new TextDecoder();
+
+/** `lines`: the items as UTF-8 JSON lines, as the worker encodes them (`encodeItems`). */
+export async function applyItems(index: WireIndex, lines: Uint8Array, now: number): Promise<void> {
+  let sliceStart = performance.now();
+  const one: Item[] = [];
+  for (let start = 0; start < lines.length; ) {
+    if (performance.now() - sliceStart > APPLY_SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
     }
-    index.add(chunk, now);
+    let end = lines.indexOf(10, start);
+    if (end === -1) end = lines.length;
+    const parsed = JSON.parse(decoder.decode(lines.subarray(start, end))) as ParsedItem;
+    start = end + 1;
+    const { publishedIsFirstSeen, ...item } = parsed;
+    // A date-only or undated item is stamped with the time we first saw it; later polls
+    // must not move it forward, or it would look fresh forever.
+    if (publishedIsFirstSeen) {
+      const known = index.get(item.id);
+      if (known) item.published = known.published;
+    }
+    one[0] = item;
+    index.add(one, now);
   }
   index.evict(now);
 }

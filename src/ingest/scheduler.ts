@@ -187,7 +187,7 @@ export class Scheduler {
       s.etagHits++;
       return;
     }
-    s.items = result.items.length;
+    s.items = result.count;
     const index = this.opts.wires.get(s.def.wire.id);
     if (index) await applyItems(index, result.items, now);
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });

@@ -3,9 +3,8 @@
  *
  * A term in a large share of the items (the, market, rate…) has a long posting list; asking
  * "does slot s have this term?" through a bit is one memory read instead of a walk over
- * thousands of postings. Only terms above a document-frequency threshold get a bitset (with
- * hysteresis, so a term hovering at the threshold does not flap), which bounds the memory to
- * a few hundred KiB per wire.
+ * thousands of postings. Only terms that reached a document-frequency threshold get a bitset
+ * (one bit per slot: 2.5 KiB for 20,000 items).
  */
 export class TermBitsets {
   private readonly bits = new Map<string, Uint32Array>();
@@ -55,4 +54,18 @@ export class TermBitsets {
 
 export function hasBit(bits: Uint32Array, slot: number): boolean {
   return (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+}
+
+/** The slots whose bit is set. */
+export function slotsOf(bits: Uint32Array): number[] {
+  const out: number[] = [];
+  for (let w = 0; w < bits.length; w++) {
+    let word = bits[w]!;
+    while (word !== 0) {
+      const low = word & -word;
+      out.push(w * 32 + 31 - Math.clz32(low));
+      word ^= low;
+    }
+  }
+  return out;
 }

@@ -10,6 +10,11 @@
  * - Rare path (the rarest query term is in fewer than `frequentMin` items): the rarest
  *   term's postings are the candidates; each other term is checked through its bitset if it
  *   is frequent, or through stamps marked from its (short) postings if not.
+ *
+ * Frequent terms are not given to FlexSearch at all once they have a bitset: removing an id
+ * from a posting list costs a search and a splice of that list, so keeping every posting
+ * list short (at most `frequentMin` long) keeps eviction and replacement cheap. A term keeps
+ * its bitset until no item holds it.
  * - Frequent path (every term is frequent): matches are dense, so the items are walked newest
  *   first, every term checked through its bitset, and the walk stops as soon as even a
  *   perfect title match that old could no longer enter the top k.
@@ -22,7 +27,7 @@
  */
 import FlexSearch from 'flexsearch';
 import { storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
-import { hasBit, TermBitsets } from './bitsets.js';
+import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { tokenize } from './tokenize.js';
 
 export interface WireIndexOptions {
@@ -35,6 +40,8 @@ export interface WireIndexOptions {
 /** Most terms of a query that take part in matching; the rest are ignored. */
 const MAX_QUERY_TERMS = 8;
 const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
+/** Evicted entries at the front of `order` are cut off in one splice once this many. */
+const COMPACT_AFTER = 1024;
 /** Title terms are indexed a second time under this prefix, so a title match is one lookup. */
 const TITLE = '~';
 
@@ -44,8 +51,6 @@ export class WireIndex {
   private published = new Float64Array(1024);
   private filterOf = new Int32Array(1024);
   private readonly freeSlots: number[] = [];
-  /** Removed slots still listed in `order`; reusable once `ordered()` has compacted it. */
-  private pendingFree: number[] = [];
   private readonly byId = new Map<string, number>();
   /** Canonical URL → id, so one story from two sources of a wire is stored once. */
   private readonly byUrl = new Map<string, string>();
@@ -61,16 +66,21 @@ export class WireIndex {
    * on the spaces between them: FlexSearch's own encoders would drop the title prefix and fold
    * characters differently from the query side.
    */
-  private readonly text = new FlexSearch.Index({ tokenize: 'strict', resolution: 1, cache: false, encoder: splitTerms });
+  private readonly text = new FlexSearch.Index({ tokenize: 'strict', resolution: 1, cache: false, fastupdate: true, encoder: splitTerms });
   /** Per-query scratch: slot → generation stamp and term counts. */
   private stamp = new Uint32Array(1024);
   private count = new Uint8Array(1024);
   private titleStamp = new Uint32Array(1024);
   private titleCount = new Uint8Array(1024);
   private generation = 0;
-  /** Slots newest-first by publication time; sorted lazily (see `ordered`). */
-  private order: number[] = [];
-  private orderDirty = false;
+  /**
+   * Slots oldest first by publication time (then insertion). Kept sorted on every change:
+   * new items are usually the newest, so they land at the end and the splice is short.
+   * Eviction only advances `head` (entries before it are gone) and cuts the front off in one
+   * splice now and then. Readers walk it backwards, newest first, down to `head`.
+   */
+  private readonly order: number[] = [];
+  private head = 0;
   private seq = 0;
   private readonly halfLifeMs: number;
 
@@ -113,19 +123,19 @@ export class WireIndex {
 
   /** Drops items older than the retention, then the oldest beyond the count bound. */
   evict(now: number): number {
-    const order = this.ordered();
+    const order = this.order;
     const oldest = now - this.opts.maxAgeMs;
-    let evicted = 0;
-    while (order.length > 0) {
-      const slot = order[order.length - 1]!;
-      if (this.published[slot]! >= oldest && this.byId.size <= this.opts.maxItems) break;
-      order.pop();
-      this.removeSlot(slot);
-      this.pendingFree.pop();
-      this.freeSlots.push(slot); // already out of `order`: reusable at once
-      evicted++;
+    let n = 0;
+    while (this.head < order.length && (this.byId.size > this.opts.maxItems || this.published[order[this.head]!]! < oldest)) {
+      this.release(order[this.head]!);
+      this.head++;
+      n++;
     }
-    return evicted;
+    if (this.head >= COMPACT_AFTER || this.head * 2 > order.length) {
+      order.splice(0, this.head);
+      this.head = 0;
+    }
+    return n;
   }
 
   search(q: SearchQuery, now: number): Hit[] {
@@ -133,8 +143,8 @@ export class WireIndex {
   }
 
   newest(filter?: string): StoredItem | undefined {
-    for (const slot of this.ordered()) {
-      const item = this.slots[slot]!;
+    for (let i = this.order.length - 1; i >= this.head; i--) {
+      const item = this.slots[this.order[i]!]!;
       if (filter === undefined || item.filter === filter) return item;
     }
     return undefined;
@@ -156,7 +166,8 @@ export class WireIndex {
   /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
   private newestFirst(q: SearchQuery): Hit[] {
     const hits: Hit[] = [];
-    for (const slot of this.ordered()) {
+    for (let i = this.order.length - 1; i >= this.head; i--) {
+      const slot = this.order[i]!;
       if (this.published[slot]! < q.sinceMs) break;
       const item = this.slots[slot]!;
       if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
@@ -193,7 +204,9 @@ export class WireIndex {
     const title = terms.map((t) => this.titleBits.get(t)!);
     const published = this.published;
     const bestLevel = terms.length;
-    outer: for (const slot of this.ordered()) {
+    const order = this.order;
+    outer: for (let i = order.length - 1; i >= this.head; i--) {
+      const slot = order[i]!;
       const pub = published[slot]!;
       if (pub < ctx.sinceMs || pub < ctx.minPublished[bestLevel]!) break; // nothing older can enter
       if (!ctx.passesFilter(slot)) continue;
@@ -243,7 +256,10 @@ export class WireIndex {
       marked++;
     }
     const published = this.published;
-    const candidates = this.postings(terms[rarest]!);
+    // The rarest term's slots: its bitset if it has one (a term that was frequent), else its
+    // FlexSearch postings.
+    const rarestBits = this.anyBits.get(terms[rarest]!);
+    const candidates = rarestBits ? slotsOf(rarestBits) : this.postings(terms[rarest]!);
     outer: for (let c = candidates.length - 1; c >= 0; c--) {
       const slot = candidates[c]!;
       if (marked > 0 && (stamp[slot] !== gen || count[slot] !== marked)) continue;
@@ -308,29 +324,56 @@ export class WireIndex {
     if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
     this.filterOf[slot] = filterId;
     const { title, all } = termsOf(stored);
+    // FlexSearch indexes only the item's rare terms; frequent ones live in bitsets.
     let text = '';
-    for (const t of all) text += t + ' ';
-    for (const t of title) text += TITLE + t + ' ';
-    this.text.add(slot, text);
+    const promoted: string[] = [];
     for (const t of all) {
       const f = (this.docFreq.get(t) ?? 0) + 1;
       this.docFreq.set(t, f);
       if (this.anyBits.has(t)) {
         this.anyBits.set(t, slot);
         if (title.has(t)) this.titleBits.set(t, slot);
-      } else if (f >= this.frequentMin) {
-        this.anyBits.create(t, this.postings(t));
-        this.titleBits.create(t, this.postings(TITLE + t));
+        continue;
       }
+      text += t + ' ';
+      if (title.has(t)) text += TITLE + t + ' ';
+      if (f >= this.frequentMin) promoted.push(t);
+    }
+    if (text !== '') this.text.add(slot, text);
+    // A term that just became frequent: every item holding it is in its FlexSearch postings
+    // (it was rare when each was added), so its bitsets start complete.
+    for (const t of promoted) {
+      this.anyBits.create(t, this.postings(t));
+      this.titleBits.create(t, this.postings(TITLE + t));
     }
     this.byId.set(item.id, slot);
     this.byUrl.set(item.url, item.id);
-    this.order.push(slot);
-    this.orderDirty = true;
+    this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
   }
 
-  /** Frees a slot; it stays listed in `order` (skipped by readers) until the next compaction. */
+  /** Index in `order` of the first entry after (published, seq): binary search. */
+  private orderPosition(published: number, seq: number): number {
+    let lo = this.head;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = this.order[mid]!;
+      const p = this.published[s]!;
+      if (p < published || (p === published && this.slots[s]!.seq <= seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Removes a stored item: from `order` and from every index. */
   private removeSlot(slot: number): void {
+    const item = this.slots[slot]!;
+    this.order.splice(this.orderPosition(item.published, item.seq) - 1, 1);
+    this.release(slot);
+  }
+
+  /** Takes a slot's item out of the indexes and frees the slot (the caller handles `order`). */
+  private release(slot: number): void {
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
     this.byId.delete(item.id);
@@ -340,8 +383,9 @@ export class WireIndex {
       const f = (this.docFreq.get(t) ?? 1) - 1;
       if (f > 0) this.docFreq.set(t, f);
       else this.docFreq.delete(t);
-      if (f < this.frequentMin / 2) {
-        // Hysteresis: a term keeps its bitsets until it is clearly rare again.
+      if (f === 0) {
+        // A frequent term keeps its bitsets until no item holds it any more: FlexSearch stopped
+        // receiving it when it became frequent, so its postings there are incomplete.
         this.anyBits.drop(t);
         this.titleBits.drop(t);
       } else {
@@ -349,8 +393,7 @@ export class WireIndex {
         this.titleBits.clear(t, slot);
       }
     }
-    this.pendingFree.push(slot);
-    this.orderDirty = true;
+    this.freeSlots.push(slot);
   }
 
   private grow(min: number): void {
@@ -368,24 +411,6 @@ export class WireIndex {
     this.titleCount = grown(this.titleCount);
     this.anyBits.grow(size);
     this.titleBits.grow(size);
-  }
-
-  /**
-   * Slots newest first. Sorting waits for the first read after a change: feeds arrive nearly
-   * in order, which V8's TimSort handles in close to linear time.
-   */
-  private ordered(): number[] {
-    if (this.orderDirty) {
-      if (this.pendingFree.length > 0) {
-        this.order = this.order.filter((slot) => this.slots[slot] !== undefined);
-        for (const slot of this.pendingFree) this.freeSlots.push(slot);
-        this.pendingFree = [];
-      }
-      const published = this.published;
-      this.order.sort((a, b) => published[b]! - published[a]! || this.slots[b]!.seq - this.slots[a]!.seq);
-      this.orderDirty = false;
-    }
-    return this.order;
   }
 }
 
