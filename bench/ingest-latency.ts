@@ -6,10 +6,13 @@
  *
  *   npm run bench:ingest
  *
- * Both the load generator and the service share this machine's cores: absolute numbers are
- * only comparable within one run; the ratio is the result.
+ * The load generator gets its own core (the service, with its worker threads, is pinned to
+ * core 0; the load generator and the feed server to core 1, the feed server at low priority),
+ * so the measurement sees the service, not a fight over cores with the client. Absolute
+ * numbers are only comparable within one run; the ratio is the result.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,8 +37,17 @@ interface Latency {
   errors: number;
 }
 
+/** Pins this process (every thread) to core 0 when there are two cores and taskset exists. */
+const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]).status === 0;
+/** The command line of a helper process: on core 1 when pinned, optionally niced. */
+function helper(args: string[], nice = 0): [string, string[]] {
+  if (!pinned) return [process.execPath, args];
+  return ['taskset', ['-c', '1', ...(nice ? ['nice', '-n', String(nice)] : []), process.execPath, ...args]];
+}
+
 function startFeedServer(): Promise<{ port: number; stop(): void }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./feed-server.js', import.meta.url))], {
+  const [cmd, args] = helper([fileURLToPath(new URL('./feed-server.js', import.meta.url))], 10);
+  const child = spawn(cmd, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve) => {
@@ -47,7 +59,8 @@ function startFeedServer(): Promise<{ port: number; stop(): void }> {
 
 function load(url: string): Promise<Latency> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, url, String(CONNECTIONS), String(DURATION_SEC)], {
+    const [cmd, args] = helper([LOAD, url, String(CONNECTIONS), String(DURATION_SEC)]);
+    const child = spawn(cmd, args, {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let out = '';
@@ -104,6 +117,7 @@ await ingestLoop;
 loopDelay.disable();
 
 const itemsPerBatch = FEEDS * Number(process.env.ITEMS ?? 5000);
+console.log(pinned ? 'service on core 0; load generator and feed server on core 1' : 'not pinned (needs 2 cores and taskset): all processes share the cores');
 console.log(`preview p99 while ingesting vs idle (${CONNECTIONS} connections, ${DURATION_SEC}s each, ${batches} batches of ${itemsPerBatch} items during the busy run)`);
 console.table({
   idle: { 'p50 ms': idle.p50, 'p99 ms': idle.p99, 'p99.9 ms': idle.p999, requests: idle.requests, errors: idle.errors },
