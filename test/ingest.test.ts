@@ -196,6 +196,27 @@ describe('ingestion from recorded-format feeds and misbehaving sources', () => {
   });
 });
 
+describe('cadence', () => {
+  test('runs keep their interval while a slow source is still in flight, and skip it', async () => {
+    const fixtures = await startFixtureServer();
+    const chaos = await startChaosServer();
+    const run = await start({ ...fixtures.overrides, 'cnbc-energy': chaos.url + '/hang' }, { POLL_INTERVAL_SEC: '1', FETCH_TIMEOUT_SEC: '10' });
+    try {
+      await new Promise((r) => setTimeout(r, 3500));
+      const health = (await getJson(run.base, '/health')).body;
+      const hanging = sourceState(health, 'cnbc-energy');
+      const healthy = sourceState(health, 'cnbc-finance');
+      assert.equal(hanging.polls, 1, 'never polled twice at once');
+      assert.ok(healthy.polls >= 3, `a breaking source polled ${healthy.polls} times in 3.5 s`);
+      assert.ok(health.observed_interval_sec >= 0.5 && health.observed_interval_sec <= 1.5, `observed ${health.observed_interval_sec}`);
+    } finally {
+      await chaos.close(); // ends the hang, so stop() does not wait for the deadline
+      await run.service.stop();
+      await fixtures.close();
+    }
+  });
+});
+
 describe('snapshots that cannot be trusted', () => {
   test('a corrupted or truncated snapshot is ignored, and the service starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wires-corrupt-'));

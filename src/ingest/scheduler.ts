@@ -68,7 +68,7 @@ const MAX_BACKOFF_MS = 3_600_000;
 export class Scheduler {
   private readonly sources: SourceRuntime[];
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
   private stopped = false;
   private readonly runStarts: number[] = [];
   private readonly hostNext = new Map<string, number>();
@@ -94,17 +94,20 @@ export class Scheduler {
     }));
   }
 
-  /** Runs now, then every interval (±10 % jitter) until stopped. */
+  /**
+   * Runs now, then every interval (±10 % jitter) until stopped. A run does not wait for the
+   * previous one: a slow source stays in flight (and is skipped) while the others keep their
+   * cadence.
+   */
   start(): void {
     const tick = () => {
       if (this.stopped) return;
-      this.running = this.runOnce().finally(() => {
-        this.running = undefined;
-        if (this.stopped) return;
-        const jitter = 1 + (Math.random() - 0.5) * 0.2;
-        this.timer = setTimeout(tick, this.opts.pollIntervalSec * 1000 * jitter);
-        this.timer.unref();
-      });
+      const run = this.runOnce();
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+      const jitter = 1 + (Math.random() - 0.5) * 0.2;
+      this.timer = setTimeout(tick, this.opts.pollIntervalSec * 1000 * jitter);
+      this.timer.unref();
     };
     tick();
   }
@@ -112,7 +115,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await Promise.all(this.running);
   }
 
   /** One scheduler run: polls every due source and resolves when all have been applied. */
