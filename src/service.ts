@@ -4,8 +4,8 @@
  * end. Tests start it exactly as `npm start` does.
  */
 import { Piscina } from 'piscina';
-import { checkCatalog, retentionMs, WIRES, wiresPerTier } from './catalog/index.js';
-import type { Config } from './config.js';
+import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
+import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, type RunningServer } from './http/server.js';
 import { loadUws, type LoadedUws } from './http/uws.js';
@@ -114,6 +114,9 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     log.warn(`PAYMENTS DISABLED: ${config.payToProblem}. Paid routes answer 503 until PAY_TO_ADDRESS is set to a valid address.`);
   }
   const overrides = loadOverrides(config.sourcesFile);
+  if (config.ingest && config.userAgent === DEFAULT_USER_AGENT && overrides.size < SOURCES.length) {
+    log.warn('USER_AGENT is the default: set it to "Company Name contact@your-domain" before polling the real sources (SEC and NWS refuse anonymous clients)');
+  }
 
   let wires = opts.wires;
   if (!wires) {
