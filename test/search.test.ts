@@ -97,14 +97,28 @@ describe('store', () => {
     assert.equal(w.size, 1);
     assert.deepEqual(ids(w.search(q('5'), NOW)), ['a']);
     assert.deepEqual(ids(w.search(q('4'), NOW)), []);
-    assert.equal(w.get('a')!.title, 'magnitude 5.1 quake');
+    assert.equal(w.get('markets', 'a')!.title, 'magnitude 5.1 quake');
   });
 
   test('the same URL from another source is stored once', () => {
     const w = index([item('a', 'story', 1)]);
     w.add([{ ...item('b', 'story updated', 1), url: 'https://example.com/a' }], NOW);
     assert.equal(w.size, 1);
-    assert.equal(w.get('a')!.title, 'story updated');
+    assert.equal(w.get('markets', 'a')!.title, 'story updated');
+  });
+
+  test('a story carried under two filter values belongs to both, is shown once unfiltered, and does not churn', () => {
+    const both = [item('s', 'shared rate story', 1, { filter: 'markets' }), item('s', 'shared rate story', 1, { filter: 'business' })];
+    const w = index(both);
+    assert.equal(w.size, 2);
+    assert.deepEqual(ids(w.search(q('rate', { filter: 'markets' }), NOW)), ['s']);
+    assert.deepEqual(ids(w.search(q('rate', { filter: 'business' }), NOW)), ['s']);
+    assert.equal(w.search(q('rate'), NOW).length, 1);
+    assert.equal(w.search(q(undefined), NOW).length, 1);
+    const before = w.get('markets', 's');
+    w.add(both, NOW); // the next poll re-sends both: nothing changes
+    assert.equal(w.get('markets', 's'), before);
+    assert.equal(w.size, 2);
   });
 
   test('items older than the retention are not stored, and age out', () => {

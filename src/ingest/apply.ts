@@ -31,7 +31,7 @@ export async function applyItems(index: WireIndex, lines: Uint8Array, now: numbe
     // A date-only or undated item is stamped with the time we first saw it; later polls
     // must not move it forward, or it would look fresh forever.
     if (publishedIsFirstSeen) {
-      const known = index.get(item.id);
+      const known = index.get(item.filter, item.id);
       if (known) item.published = known.published;
     }
     one[0] = item;

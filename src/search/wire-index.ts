@@ -51,9 +51,16 @@ export class WireIndex {
   private published = new Float64Array(1024);
   private filterOf = new Int32Array(1024);
   private readonly freeSlots: number[] = [];
-  private readonly byId = new Map<string, number>();
-  /** Canonical URL → id, so one story from two sources of a wire is stored once. */
+  /**
+   * Identity is (filter value, id): a story that two feeds of different filter values carry
+   * (CNBC's finance and economy feeds share articles) belongs to both, and must neither
+   * vanish from one nor flip between them on every poll. Unfiltered queries show it once.
+   */
+  private readonly byKey = new Map<string, number>();
+  /** (filter value, canonical URL) → id, so one story from two sources of a filter is stored once. */
   private readonly byUrl = new Map<string, string>();
+  /** Per slot: 1 when the same URL is also stored under another filter value. */
+  private shared = new Uint8Array(1024);
   private readonly filterIds = new Map<string, number>();
   private readonly docFreq = new Map<string, number>();
   /** Bitsets of the frequent terms: any field, and title only. */
@@ -90,11 +97,11 @@ export class WireIndex {
   }
 
   get size(): number {
-    return this.byId.size;
+    return this.byKey.size;
   }
 
-  get(id: string): StoredItem | undefined {
-    const slot = this.byId.get(id);
+  get(filter: string, id: string): StoredItem | undefined {
+    const slot = this.byKey.get(key(filter, id));
     return slot === undefined ? undefined : this.slots[slot];
   }
 
@@ -107,10 +114,10 @@ export class WireIndex {
     const oldest = now - this.opts.maxAgeMs;
     for (const item of items) {
       if (!(item.published >= oldest)) continue;
-      const knownId = this.byId.has(item.id) ? item.id : this.byUrl.get(item.url);
+      const knownId = this.byKey.has(key(item.filter, item.id)) ? item.id : this.byUrl.get(key(item.filter, item.url));
       let stored: Item = item;
       if (knownId !== undefined) {
-        const slot = this.byId.get(knownId)!;
+        const slot = this.byKey.get(key(item.filter, knownId))!;
         // Feeds re-send their latest items on every poll: an unchanged item costs nothing.
         if (sameContent(this.slots[slot]!, item)) continue;
         this.removeSlot(slot);
@@ -118,7 +125,7 @@ export class WireIndex {
       }
       this.insert(stored);
     }
-    if (this.byId.size > this.opts.maxItems) this.evict(now);
+    if (this.byKey.size > this.opts.maxItems) this.evict(now);
   }
 
   /** Drops items older than the retention, then the oldest beyond the count bound. */
@@ -126,7 +133,7 @@ export class WireIndex {
     const order = this.order;
     const oldest = now - this.opts.maxAgeMs;
     let n = 0;
-    while (this.head < order.length && (this.byId.size > this.opts.maxItems || this.published[order[this.head]!]! < oldest)) {
+    while (this.head < order.length && (this.byKey.size > this.opts.maxItems || this.published[order[this.head]!]! < oldest)) {
       this.release(order[this.head]!);
       this.head++;
       n++;
@@ -152,7 +159,7 @@ export class WireIndex {
 
   countByFilter(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const slot of this.byId.values()) {
+    for (const slot of this.byKey.values()) {
       const f = this.slots[slot]!.filter;
       counts[f] = (counts[f] ?? 0) + 1;
     }
@@ -160,17 +167,23 @@ export class WireIndex {
   }
 
   items(): StoredItem[] {
-    return Array.from(this.byId.values(), (slot) => this.slots[slot]!);
+    return Array.from(this.byKey.values(), (slot) => this.slots[slot]!);
   }
 
   /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
   private newestFirst(q: SearchQuery): Hit[] {
     const hits: Hit[] = [];
+    // Without a filter, a story stored under two filter values is shown once.
+    const seen = q.filter === undefined ? new Set<string>() : undefined;
     for (let i = this.order.length - 1; i >= this.head; i--) {
       const slot = this.order[i]!;
       if (this.published[slot]! < q.sinceMs) break;
       const item = this.slots[slot]!;
       if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
+      if (seen && this.shared[slot] === 1) {
+        if (seen.has(item.url)) continue;
+        seen.add(item.url);
+      }
       hits.push({ item, relevance: 1 });
       if (hits.length === q.limit) break;
     }
@@ -272,6 +285,25 @@ export class WireIndex {
     }
   }
 
+  /** @internal used by queries: whether another filter value also holds this slot's URL. */
+  isShared(slot: number): boolean {
+    return this.shared[slot] === 1;
+  }
+
+  /**
+   * Marks the slots of a URL held under several filter values. Only those are checked for
+   * twins at query time, so unfiltered queries pay nothing when a URL is stored once.
+   */
+  private recountCopies(url: string): void {
+    const slots: number[] = [];
+    for (const f of this.filterIds.keys()) {
+      const id = this.byUrl.get(key(f, url));
+      const slot = id === undefined ? undefined : this.byKey.get(key(f, id));
+      if (slot !== undefined) slots.push(slot);
+    }
+    for (const slot of slots) this.shared[slot] = slots.length > 1 ? 1 : 0;
+  }
+
   /** @internal used by TopK */
   itemAt(slot: number): StoredItem {
     return this.slots[slot]!;
@@ -323,6 +355,7 @@ export class WireIndex {
     let filterId = this.filterIds.get(item.filter);
     if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
     this.filterOf[slot] = filterId;
+    this.shared[slot] = 0;
     const { title, all } = termsOf(stored);
     // FlexSearch indexes only the item's rare terms; frequent ones live in bitsets.
     let text = '';
@@ -346,8 +379,9 @@ export class WireIndex {
       this.anyBits.create(t, this.postings(t));
       this.titleBits.create(t, this.postings(TITLE + t));
     }
-    this.byId.set(item.id, slot);
-    this.byUrl.set(item.url, item.id);
+    this.byKey.set(key(item.filter, item.id), slot);
+    this.byUrl.set(key(item.filter, item.url), item.id);
+    this.recountCopies(item.url);
     this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
   }
 
@@ -376,8 +410,10 @@ export class WireIndex {
   private release(slot: number): void {
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
-    this.byId.delete(item.id);
-    if (this.byUrl.get(item.url) === item.id) this.byUrl.delete(item.url);
+    this.byKey.delete(key(item.filter, item.id));
+    const urlKey = key(item.filter, item.url);
+    if (this.byUrl.get(urlKey) === item.id) this.byUrl.delete(urlKey);
+    this.recountCopies(item.url);
     this.text.remove(slot);
     for (const t of termsOf(item).all) {
       const f = (this.docFreq.get(t) ?? 1) - 1;
@@ -409,9 +445,14 @@ export class WireIndex {
     this.count = grown(this.count);
     this.titleStamp = grown(this.titleStamp);
     this.titleCount = grown(this.titleCount);
+    this.shared = grown(this.shared);
     this.anyBits.grow(size);
     this.titleBits.grow(size);
   }
+}
+
+function key(filter: string, idOrUrl: string): string {
+  return filter + '\n' + idOrUrl;
 }
 
 function splitTerms(text: string): string[] {
@@ -453,6 +494,14 @@ class TopK {
     if (pub < this.minPublished[inTitle]!) return;
     const item = this.index.itemAt(slot);
     const relevance = this.index.score(textLevel(inTitle, this.terms), pub, this.now);
+    if (this.filterId < 0 && this.index.isShared(slot)) {
+      // Without a filter, a story stored under two filter values is shown once: the better copy.
+      const twin = this.top.findIndex((h) => h.item.url === item.url);
+      if (twin >= 0) {
+        if (relevance <= this.top[twin]!.relevance) return;
+        this.top.splice(twin, 1);
+      }
+    }
     if (insertTop(this.top, { item, relevance }, this.q.limit) && this.top.length === this.q.limit) {
       const kth = this.top[this.top.length - 1]!.relevance;
       for (let l = 0; l <= this.terms; l++) this.minPublished[l] = this.index.publishedToScore(textLevel(l, this.terms), kth, this.now);
