@@ -131,8 +131,9 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
       filename: new URL('./ingest/poll-task.js', import.meta.url).href,
       minThreads: config.ingestThreads,
       maxThreads: config.ingestThreads,
-      // Polls are mostly waiting on the network: let each worker overlap several.
-      concurrentTasksPerWorker: 8,
+      // Polls mostly wait on the network (slow sources, retry backoff): let each worker
+      // overlap enough of them that one run polls every source at once.
+      concurrentTasksPerWorker: 128,
     });
     const runner = pool;
     scheduler = new Scheduler({

@@ -79,15 +79,17 @@ test('live mode with no source reachable says so once and suggests the demo', as
   const file = join(dir, 'sources.json');
   // Every source at a closed loopback port: what a machine without internet sees, quickly.
   writeFileSync(file, JSON.stringify(Object.fromEntries(SOURCES.map((s) => [s.id, 'http://127.0.0.1:9/']))));
-  const result = await run({ INGEST: '1', WIRES_SOURCES: file, FETCH_TIMEOUT_SEC: '2' }, async (port) => {
-    // Wait until every source has failed its first poll.
-    for (let i = 0; i < 100; i++) {
+  let status = '';
+  const result = await run({ INGEST: '1', WIRES_SOURCES: file, FETCH_TIMEOUT_SEC: '2', POLL_INTERVAL_SEC: '1' }, async (port) => {
+    // Every source fails its first poll; with nothing succeeding for three intervals the
+    // service must say the pipeline is down (an empty wire is then not "nothing happened").
+    for (let i = 0; i < 100 && status !== 'down'; i++) {
       const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as any;
-      if (health.sources.failing === SOURCES.length) break;
+      if (health.sources.failing === SOURCES.length) status = health.status;
       await new Promise((r) => setTimeout(r, 100));
     }
-    await new Promise((r) => setTimeout(r, 200));
   });
+  assert.equal(status, 'down');
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr.match(/no source was reachable.*npm run demo/g)?.length, 1, result.stderr);
 });

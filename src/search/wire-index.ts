@@ -415,6 +415,8 @@ export class WireIndex {
     if (this.byUrl.get(urlKey) === item.id) this.byUrl.delete(urlKey);
     this.recountCopies(item.url);
     this.text.remove(slot);
+    // Terms are recomputed rather than kept per item: removals are rare next to the memory
+    // forty strings per item would cost.
     for (const t of termsOf(item).all) {
       const f = (this.docFreq.get(t) ?? 1) - 1;
       if (f > 0) this.docFreq.set(t, f);
