@@ -32,8 +32,8 @@ export interface Offer {
   paymentRequired: PaymentRequired;
   /** Value of the PAYMENT-REQUIRED header: base64 of the PaymentRequired JSON. */
   header: string;
-  /** The 402 JSON body, in human terms, pointing at the free preview. */
-  body: string;
+  /** The 402 JSON body, in human terms, pointing at the free preview; encoded once. */
+  body: Buffer;
 }
 
 export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTimeoutSeconds: number): Offer {
@@ -52,7 +52,7 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
     resource: { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' },
     accepts: [requirements],
   };
-  const body = JSON.stringify({
+  const body = Buffer.from(JSON.stringify({
     error: {
       code: 'payment_required',
       message: `This route costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
@@ -64,7 +64,7 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
       preview: route.previewPath,
       prices: '/.well-known/x402',
     },
-  });
+  }));
   return {
     requirements,
     paymentRequired,
