@@ -182,6 +182,55 @@ describe('paid routes', () => {
   });
 });
 
+describe('presented payments', () => {
+  const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64');
+  const payload = (over: Record<string, unknown> = {}) => ({
+    x402Version: 2,
+    accepted: { scheme: 'exact', network: 'eip155:8453', amount: '5000', asset: USDC_BASE, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } },
+    payload: {
+      signature: '0x' + 'ab'.repeat(65),
+      authorization: { from: '0x' + '11'.repeat(20), to: PAY_TO, value: '5000', validAfter: '0', validBefore: '9999999999', nonce: '0x' + '22'.repeat(32) },
+    },
+    ...over,
+  });
+  const pay = (header: string, value: string) => json('/cve/latest', { headers: { [header]: value } });
+
+  test('an unreadable payment header is a 400 invalid_payment, never data', async () => {
+    for (const value of ['!!!not base64!!!', b64('not json'), b64([1, 2]), b64({ x402Version: 2 }), 'A'.repeat(9000)]) {
+      const { status, body } = await pay('PAYMENT-SIGNATURE', value);
+      assert.equal(status, 400, value.slice(0, 40));
+      assert.equal(body.error.code, 'invalid_payment');
+      assert.equal(body.articles, undefined);
+    }
+  });
+
+  test('another version, scheme or network is a 402 with the reason, a fresh offer and a failed PAYMENT-RESPONSE', async () => {
+    const cases: [string, unknown, string][] = [
+      ['X-PAYMENT', { x402Version: 1, scheme: 'exact', network: 'base', payload: {} }, 'invalid_x402_version'],
+      ['PAYMENT', payload({ accepted: { ...payload().accepted, network: 'eip155:84532' } }), 'invalid_network'],
+      ['PAYMENT-SIGNATURE', payload({ accepted: { ...payload().accepted, scheme: 'upto' } }), 'invalid_scheme'],
+    ];
+    for (const [header, value, reason] of cases) {
+      const { status, body, res } = await pay(header, b64(value));
+      assert.equal(status, 402, reason);
+      assert.equal(body.error.code, reason);
+      assert.equal(body.error.preview, '/cve/preview');
+      assert.equal(decodeHeader(res.headers.get('payment-required')).accepts[0].amount, '5000');
+      const settlement = decodeHeader(res.headers.get('payment-response'));
+      assert.equal(settlement.success, false);
+      assert.equal(settlement.errorReason, reason);
+    }
+  });
+
+  test('a well-formed payment is refused without charge while settlement is not available', async () => {
+    const { status, body, res } = await pay('PAYMENT-SIGNATURE', b64(payload()));
+    assert.equal(status, 402);
+    assert.equal(body.error.code, 'payment_not_accepted');
+    assert.match(body.error.message, /nothing was charged/);
+    assert.equal(decodeHeader(res.headers.get('payment-response')).success, false);
+  });
+});
+
 describe('parameter validation', () => {
   // Each case: a query string that must be rejected, and the parameter the error names.
   function badCases(path: string): [string, string][] {

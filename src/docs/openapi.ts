@@ -51,7 +51,7 @@ function wireOperation(route: Route): Json {
   }));
   const responses: Json = {
     200: { description: 'The result envelope.', content: jsonContent(ref('Envelope')) },
-    400: { description: 'A parameter is invalid, unknown, repeated or empty.', content: jsonContent(ref('Error')) },
+    400: { description: 'A parameter is invalid, unknown, repeated or empty, or a payment header cannot be read.', content: jsonContent(ref('Error')) },
   };
   const op: Json = {
     operationId: operationId(route.path),
@@ -77,6 +77,10 @@ function wireOperation(route: Route): Json {
     headers: {
       'PAYMENT-REQUIRED': {
         description: 'Base64 of the x402 v2 PaymentRequired object (see the PaymentRequired schema).',
+        schema: { type: 'string' },
+      },
+      'PAYMENT-RESPONSE': {
+        description: 'When a payment was presented and refused: base64 of an x402 v2 SettlementResponse with success false and the errorReason.',
         schema: { type: 'string' },
       },
     },
@@ -143,7 +147,7 @@ const COMPONENTS: Json = {
           type: 'object',
           required: ['code', 'message', 'price', 'currency', 'asset', 'network', 'payTo', 'preview'],
           properties: {
-            code: { type: 'string', enum: ['payment_required'] },
+            code: { type: 'string', enum: ['payment_required', 'payment_not_accepted', 'invalid_x402_version', 'invalid_scheme', 'invalid_network'] },
             message: { type: 'string' },
             price: { type: 'string', description: 'USD per call, e.g. "0.005".' },
             currency: { type: 'string', enum: ['USD'] },

@@ -14,7 +14,8 @@ import { buildLlmsText } from '../docs/llms.js';
 import { buildPriceList } from '../docs/price-list.js';
 import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
-import { buildOffer, type Offer } from '../pay/offer.js';
+import { buildOffer, failedSettlementHeader, paymentErrorBody, type Offer } from '../pay/offer.js';
+import { readPaymentHeader } from '../pay/payment-header.js';
 import type { Hit, SearchQuery } from '../search/item.js';
 import { serializeEnvelope } from './envelope.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
@@ -109,9 +110,18 @@ function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handl
     if (route.kind === 'paid') {
       // Parameters are validated first: nobody is asked to pay for a query that cannot run.
       if (!offer) return sendError(res, method, paymentUnavailable);
-      // Verification and settlement of a presented payment are not part of this server yet,
-      // so every paid call is answered with the offer.
-      return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+      const presented = req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]);
+      if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+      const intake = readPaymentHeader(presented);
+      if (intake.kind === 'malformed') return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
+      // Verifying and settling a well-formed payment is not part of this server yet: it is
+      // refused, nothing is charged, and the offer is repeated.
+      const [reason, message] =
+        intake.kind === 'rejected'
+          ? [intake.reason, intake.message]
+          : ['payment_not_accepted', 'This server does not verify or settle payments yet; nothing was charged.'];
+      const body = paymentErrorBody(route, offer.requirements.payTo, reason, message);
+      return send(res, method, 402, body, JSON_TYPE, [...offerHeaders, ['PAYMENT-RESPONSE', failedSettlementHeader(reason)]]);
     }
 
     const now = Date.now();

@@ -52,10 +52,28 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
     resource: { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' },
     accepts: [requirements],
   };
-  const body = Buffer.from(JSON.stringify({
+  const body = Buffer.from(
+    paymentErrorBody(
+      route,
+      payTo,
+      'payment_required',
+      `This route costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
+    ),
+  );
+  return {
+    requirements,
+    paymentRequired,
+    header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'),
+    body,
+  };
+}
+
+/** A 402 body: the reason, and the offer in human terms with the free preview to fall back to. */
+export function paymentErrorBody(route: Route, payTo: string, code: string, message: string): string {
+  return JSON.stringify({
     error: {
-      code: 'payment_required',
-      message: `This route costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
+      code,
+      message,
       price: route.def.price,
       currency: 'USD',
       asset: 'USDC',
@@ -64,11 +82,10 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
       preview: route.previewPath,
       prices: '/.well-known/x402',
     },
-  }));
-  return {
-    requirements,
-    paymentRequired,
-    header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'),
-    body,
-  };
+  });
+}
+
+/** Value of a failed PAYMENT-RESPONSE header (x402 v2 SettlementResponse). */
+export function failedSettlementHeader(reason: string): string {
+  return Buffer.from(JSON.stringify({ success: false, errorReason: reason, transaction: '', network: NETWORK })).toString('base64');
 }
