@@ -192,7 +192,7 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     async stop() {
       clearInterval(snapshotTimer);
       server.close();
-      await scheduler?.stop();
+      scheduler?.stop();
       await snapshot();
       await pool?.destroy();
       log.info('stopped');

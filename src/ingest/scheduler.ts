@@ -68,7 +68,6 @@ const MAX_BACKOFF_MS = 3_600_000;
 export class Scheduler {
   private readonly sources: SourceRuntime[];
   private timer: NodeJS.Timeout | undefined;
-  private readonly running = new Set<Promise<void>>();
   private stopped = false;
   private readonly runStarts: number[] = [];
   private readonly hostNext = new Map<string, number>();
@@ -102,9 +101,7 @@ export class Scheduler {
   start(): void {
     const tick = () => {
       if (this.stopped) return;
-      const run = this.runOnce();
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
+      this.runOnce().catch((err) => log.error('scheduler run failed', { error: String((err as Error)?.stack ?? err) }));
       const jitter = 1 + (Math.random() - 0.5) * 0.2;
       this.timer = setTimeout(tick, this.opts.pollIntervalSec * 1000 * jitter);
       this.timer.unref();
@@ -112,10 +109,14 @@ export class Scheduler {
     tick();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops scheduling. Polls still in flight are not waited for (a hanging source could hold a
+   * shutdown for its whole deadline); their results are dropped, and the pool's shutdown ends
+   * them.
+   */
+  stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    await Promise.all(this.running);
   }
 
   /** One scheduler run: polls every due source and resolves when all have been applied. */
@@ -171,6 +172,7 @@ export class Scheduler {
   }
 
   private async record(s: SourceRuntime, result: PollResult): Promise<void> {
+    if (this.stopped) return;
     const now = Date.now();
     if (result.kind === 'error') {
       s.consecutiveFailures++;
