@@ -1,19 +1,34 @@
 /**
- * Fetches one source document and survives every way a remote server misbehaves: slow,
- * hanging, huge, compressed into a bomb, redirecting in circles, failing. Every failure is a
- * tagged result with a stable code and a short message, never a thrown library error.
+ * The ingestion layer polls ~60 public feeds, and each fetch must survive
+ * every way a remote server can misbehave (slow, hanging, huge, a compression bomb, redirect
+ * loops, resets, 5xx storms, rate limiting) while never throwing: every outcome is a tagged
+ * result the scheduler can act on (`ok`, `not-modified`, or `error` with a stable code and a
+ * one-line message).
  *
- * One undici Agent per Fetcher keeps a keep-alive pool per origin. Each fetch has an overall
- * deadline (retries and backoff included) on top of undici's connect, headers and body
- * timeouts. The raw body is capped while it streams in, and decompression stops at its own
- * cap, so neither a 50 MB answer nor a gzip bomb costs more than the caps in memory.
+ * One undici Agent per Fetcher keeps a keep-alive pool per origin with a bounded number of
+ * connections, so a slow host occupies at most its own connections and never delays another
+ * host. Each fetch runs under an overall deadline (retries, redirects and backoff included)
+ * on top of undici's connect, headers and body-gap timeouts; the caller's signal stops it at
+ * once. Bodies are read under a raw cap and a decoded cap (body.ts), redirects are followed
+ * by hand (redirect.ts), retries use full-jitter backoff or the server's Retry-After (retry.ts).
+ *
+ * Politeness across fetches (host spacing, per-source backoff) lives in the scheduler on
+ * the serving thread, since each worker has its own Fetcher.
  */
-import { Agent, errors } from 'undici';
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { Agent, type Dispatcher } from 'undici';
+import { codingsOf, destroyQuietly, readBody } from './body.js';
+import { Deadline } from './deadline.js';
+import { FetchFailure, toFailure, type FetchErrorCode } from './errors.js';
+import { REDIRECT_STATUSES, RedirectTracker, httpUrl, type Hop } from './redirect.js';
+import { backoffMs, isRetryableStatus, parseRetryAfter } from './retry.js';
+
+export type { FetchErrorCode } from './errors.js';
+export { parseRetryAfter } from './retry.js';
 
 export interface FetchRequest {
   url: string;
   method?: 'GET' | 'POST';
+  /** Extra headers; they override the defaults (a source may send its own User-Agent or Accept). */
   headers?: Record<string, string>;
   body?: string;
   /** Conditional GET validators from the previous success. */
@@ -23,135 +38,138 @@ export interface FetchRequest {
 
 export interface FetcherOptions {
   userAgent: string;
+  /** TCP + TLS (and DNS) handshake, per connection. */
   connectTimeoutMs: number;
+  /** From sending the request to the last response header. */
   headersTimeoutMs: number;
+  /** Longest silence between two body chunks (not the whole body: `totalTimeoutMs` bounds that). */
   bodyTimeoutMs: number;
-  /** Deadline of the whole fetch, retries and backoff included. */
+  /** Deadline of the whole fetch: every attempt, redirect and backoff sleep. */
   totalTimeoutMs: number;
+  /** Cap on bytes received (compressed); also refused up front when Content-Length announces more. */
   maxBodyBytes: number;
+  /** Cap on bytes after Content-Encoding is undone (gzip bombs). */
   maxDecodedBytes: number;
   maxRedirects: number;
   /** Extra attempts after the first, for network errors, timeouts, 429 and 5xx. */
   retries: number;
+  /** First backoff step; each further retry doubles it (full jitter: a uniform wait up to the step). */
   retryBaseMs: number;
+  /** Connections kept per origin (default 4): concurrent fetches to one host beyond this queue. */
+  connectionsPerOrigin?: number;
 }
-
-export type FetchErrorCode =
-  | 'timeout'
-  | 'http_status'
-  | 'too_large'
-  | 'decoded_too_large'
-  | 'bad_encoding'
-  | 'redirect_loop'
-  | 'too_many_redirects'
-  | 'bad_redirect'
-  | 'network'
-  | 'aborted';
 
 export type FetchResult =
   | { kind: 'ok'; status: number; body: Uint8Array; contentType?: string; etag?: string; lastModified?: string; finalUrl: string; bytes: number; attempts: number; ms: number }
   | { kind: 'not-modified'; status: 304; etag?: string; lastModified?: string; attempts: number; ms: number }
   | { kind: 'error'; code: FetchErrorCode; message: string; status?: number; retryAfterMs?: number; attempts: number; ms: number };
 
-/** One attempt's outcome before retry policy is applied. */
-type Attempt =
-  | Extract<FetchResult, { kind: 'ok' | 'not-modified' }>
-  | { kind: 'error'; code: FetchErrorCode; message: string; status?: number; retryAfterMs?: number; retryable: boolean };
+type Done<K extends FetchResult['kind']> = Omit<Extract<FetchResult, { kind: K }>, 'attempts' | 'ms'>;
 
-class Failure extends Error {
-  constructor(
-    readonly code: FetchErrorCode,
-    message: string,
-    readonly retryable = false,
-  ) {
-    super(message);
-  }
-}
+/** One attempt's outcome, before the retry policy looks at it. */
+type Outcome = Done<'ok'> | Done<'not-modified'> | (Done<'error'> & { retryable: boolean });
+
+/** How much of an error or redirect body is read to keep the connection reusable; beyond it the connection is closed. */
+const DISCARD_LIMIT = 64 * 1024;
 
 export class Fetcher {
   private readonly agent: Agent;
+  private readonly active = new Set<Deadline>();
+  private closed = false;
 
   constructor(private readonly opts: FetcherOptions) {
     this.agent = new Agent({
-      connect: { timeout: opts.connectTimeoutMs },
+      connections: opts.connectionsPerOrigin ?? 4,
+      pipelining: 1,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
       headersTimeout: opts.headersTimeoutMs,
       bodyTimeout: opts.bodyTimeoutMs,
-      keepAliveTimeout: 30_000,
-      connections: 4,
+      connect: { timeout: opts.connectTimeoutMs },
+      // Happy eyeballs: a host whose IPv6 address is unreachable from here still connects over IPv4.
+      autoSelectFamily: true,
     });
   }
 
+  /** Never rejects: every failure is an `error` result. */
   async fetch(req: FetchRequest, signal?: AbortSignal): Promise<FetchResult> {
-    const started = performance.now();
-    const deadline = AbortSignal.timeout(this.opts.totalTimeoutMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
-    const ms = () => Math.round(performance.now() - started);
-    let attempts = 0;
-    for (;;) {
-      attempts++;
-      const a = await this.attempt(req, combined, signal);
-      if (a.kind !== 'error') return { ...a, attempts, ms: ms() };
-      const { retryable, ...error } = a;
-      if (!retryable || attempts > this.opts.retries || combined.aborted) return { ...error, attempts, ms: ms() };
-      // Full jitter: a random wait up to the exponential step, or the server's Retry-After.
-      const backoff = a.retryAfterMs ?? Math.random() * this.opts.retryBaseMs * 2 ** (attempts - 1);
-      const remaining = this.opts.totalTimeoutMs - (performance.now() - started);
-      if (backoff >= remaining) return { ...error, attempts, ms: ms() };
-      if (!(await sleep(backoff, combined))) return { ...error, attempts, ms: ms() };
-    }
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
-  }
-
-  private async attempt(req: FetchRequest, signal: AbortSignal, callerSignal: AbortSignal | undefined): Promise<Attempt> {
+    const deadline = new Deadline(this.opts.totalTimeoutMs, signal);
+    if (this.closed) deadline.stop('aborted');
+    this.active.add(deadline);
+    const ms = () => Math.round(deadline.elapsedMs());
     try {
-      return await this.follow(req, signal);
-    } catch (err) {
-      if (err instanceof Failure) return { kind: 'error', code: err.code, message: err.message, retryable: err.retryable };
-      if (callerSignal?.aborted) return { kind: 'error', code: 'aborted', message: 'aborted by the caller', retryable: false };
-      if (signal.aborted) return { kind: 'error', code: 'timeout', message: `no complete answer within ${this.opts.totalTimeoutMs} ms`, retryable: false };
-      return { ...classify(err), kind: 'error', retryable: true };
+      for (let attempts = 1; ; attempts++) {
+        const outcome = await this.attempt(req, deadline);
+        if (outcome.kind !== 'error') return { ...outcome, attempts, ms: ms() };
+        const { retryable, ...error } = outcome;
+        const result = (): FetchResult => ({ ...error, attempts, ms: ms() });
+        if (!retryable || attempts > this.opts.retries || deadline.stopped) return result();
+        // The server's Retry-After wins over our own backoff; if it reaches past the deadline,
+        // give up now and let the scheduler wait it out (it gets retryAfterMs).
+        const wait = error.retryAfterMs ?? backoffMs(attempts, this.opts.retryBaseMs);
+        if (wait >= deadline.remainingMs()) return result();
+        if (!(await deadline.sleep(wait))) {
+          return deadline.stopped === 'aborted' ? { ...this.stoppedError(deadline), attempts, ms: ms() } : result();
+        }
+      }
+    } finally {
+      deadline.dispose();
+      this.active.delete(deadline);
     }
   }
 
-  /** One request, following redirects. */
-  private async follow(req: FetchRequest, signal: AbortSignal): Promise<Attempt> {
-    let url = new URL(req.url);
-    let method = req.method ?? 'GET';
-    let body = req.body;
-    const seen = new Set<string>([url.href]);
-    for (let hop = 0; ; hop++) {
-      const headers: Record<string, string> = {
-        'user-agent': this.opts.userAgent,
-        'accept-encoding': 'gzip, deflate, br',
-        accept: '*/*',
-        ...req.headers,
-      };
-      if (req.etag) headers['if-none-match'] = req.etag;
-      if (req.lastModified) headers['if-modified-since'] = req.lastModified;
-      const res = await this.agent.request({ origin: url.origin, path: url.pathname + url.search, method, headers, body, signal });
+  /** Stops fetches in flight (they resolve as `aborted`) and closes every connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const d of this.active) d.stop('aborted');
+    await this.agent.destroy();
+  }
+
+  /** One attempt, redirects included; converts everything thrown into an outcome. */
+  private async attempt(req: FetchRequest, deadline: Deadline): Promise<Outcome> {
+    try {
+      const outcome = await this.follow(req, deadline);
+      // A caller abort that lands while an error body is discarded is reported as the abort;
+      // a deadline there keeps the (more informative) HTTP status, and the loop stops anyway.
+      return outcome.kind === 'error' && deadline.stopped === 'aborted' ? { ...this.stoppedError(deadline), retryable: false } : outcome;
+    } catch (err) {
+      if (deadline.stopped) return { ...this.stoppedError(deadline), retryable: false };
+      const f = toFailure(err);
+      return { kind: 'error', code: f.code, message: f.message, retryable: f.retryable };
+    }
+  }
+
+  private stoppedError(deadline: Deadline): Done<'error'> {
+    return deadline.stopped === 'timeout'
+      ? { kind: 'error', code: 'timeout', message: `no complete answer within ${this.opts.totalTimeoutMs} ms` }
+      : { kind: 'error', code: 'aborted', message: this.closed ? 'fetcher closed' : 'aborted by the caller' };
+  }
+
+  private async follow(req: FetchRequest, deadline: Deadline): Promise<Outcome> {
+    const first = httpUrl(req.url);
+    let hop: Hop = { url: first, method: req.method ?? 'GET', headers: this.headersFor(req) };
+    if (req.body !== undefined) hop.body = req.body;
+    const redirects = new RedirectTracker(first, this.opts.maxRedirects);
+
+    for (;;) {
+      const res = await this.agent.request({
+        origin: hop.url.origin,
+        path: hop.url.pathname + hop.url.search,
+        method: hop.method,
+        headers: hop.headers,
+        body: hop.body ?? null,
+        signal: deadline.signal,
+      });
       const status = res.statusCode;
-      const header = (name: string) => {
+      const header = (name: string): string | undefined => {
         const v = res.headers[name];
         return Array.isArray(v) ? v[0] : v;
       };
 
-      if (status >= 300 && status < 400 && status !== 304) {
-        await res.body.dump();
-        const location = header('location');
-        if (!location) throw new Failure('bad_redirect', `${status} without a Location header`);
-        const next = new URL(location, url);
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Failure('bad_redirect', `redirect to ${next.protocol} refused`);
-        if (seen.has(next.href)) throw new Failure('redirect_loop', `redirect loop at ${next.href}`);
-        if (hop + 1 > this.opts.maxRedirects) throw new Failure('too_many_redirects', `more than ${this.opts.maxRedirects} redirects`);
-        seen.add(next.href);
-        url = next;
-        if (status === 303) {
-          method = 'GET';
-          body = undefined;
-        }
+      const location = header('location');
+      if (REDIRECT_STATUSES.has(status) && location) {
+        await discard(res.body);
+        hop = redirects.next(hop, status, location);
         continue;
       }
 
@@ -160,114 +178,78 @@ export class Fetcher {
         ...(header('last-modified') !== undefined && { lastModified: header('last-modified')! }),
       };
       if (status === 304) {
-        await res.body.dump();
-        return { kind: 'not-modified', status: 304, ...validators, attempts: 0, ms: 0 };
+        await discard(res.body);
+        // A 304 may omit the validators; echo the ones sent so the caller keeps them.
+        return {
+          kind: 'not-modified',
+          status: 304,
+          ...(req.etag !== undefined && { etag: req.etag }),
+          ...(req.lastModified !== undefined && { lastModified: req.lastModified }),
+          ...validators,
+        };
       }
-      if (status >= 400) {
-        await res.body.dump();
+      if (status < 200 || status > 299) {
+        await discard(res.body);
         const retryAfterMs = parseRetryAfter(header('retry-after'));
         return {
           kind: 'error',
           code: 'http_status',
-          message: `HTTP ${status}`,
+          message: `HTTP ${status}${res.statusText ? ' ' + res.statusText.slice(0, 60) : ''}`,
           status,
           ...(retryAfterMs !== undefined && { retryAfterMs }),
-          retryable: status === 429 || status >= 500,
+          retryable: isRetryableStatus(status),
         };
       }
 
       const announced = Number(header('content-length'));
       if (announced > this.opts.maxBodyBytes) {
-        res.body.destroy();
-        throw new Failure('too_large', `body of ${announced} bytes announced, the cap is ${this.opts.maxBodyBytes}`);
+        destroyQuietly(res.body);
+        throw new FetchFailure('too_large', `Content-Length ${announced} exceeds the ${this.opts.maxBodyBytes}-byte cap`);
       }
-      const raw = await readCapped(res.body, this.opts.maxBodyBytes);
-      const decoded = this.decode(raw, header('content-encoding'));
+      let codings: string[];
+      try {
+        codings = codingsOf(header('content-encoding'));
+      } catch (err) {
+        destroyQuietly(res.body);
+        throw err;
+      }
+      const { body, bytes } = await readBody(res.body, codings, this.opts);
       const contentType = header('content-type');
       return {
         kind: 'ok',
         status,
-        body: decoded,
+        body,
         ...(contentType !== undefined && { contentType }),
         ...validators,
-        finalUrl: url.href,
-        bytes: raw.length,
-        attempts: 0,
-        ms: 0,
+        finalUrl: hop.url.href,
+        bytes,
       };
     }
   }
 
-  /** Undoes Content-Encoding, stopping at the decoded-size cap (a bomb never inflates fully). */
-  private decode(raw: Buffer, encoding: string | undefined): Uint8Array {
-    const coding = encoding?.trim().toLowerCase();
-    if (!coding || coding === 'identity') return raw;
-    const opts = { maxOutputLength: this.opts.maxDecodedBytes };
-    try {
-      if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(raw, opts);
-      if (coding === 'br') return brotliDecompressSync(raw, opts);
-      if (coding === 'deflate') {
-        // "deflate" is meant to be zlib-wrapped, but some servers send raw deflate.
-        try {
-          return inflateSync(raw, opts);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
-          return inflateRawSync(raw, opts);
-        }
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-        throw new Failure('decoded_too_large', `decoded body exceeds ${this.opts.maxDecodedBytes} bytes`);
-      }
-      throw new Failure('bad_encoding', `cannot decode ${coding} body: ${(err as Error).message}`);
-    }
-    throw new Failure('bad_encoding', `unsupported Content-Encoding ${coding}`);
-  }
-}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > max) {
-      body.destroy();
-      throw new Failure('too_large', `body exceeds ${max} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
-}
-
-/** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function classify(err: unknown): { code: FetchErrorCode; message: string } {
-  if (err instanceof errors.ConnectTimeoutError || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) {
-    return { code: 'timeout', message: (err as Error).message };
-  }
-  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = e.code ?? e.cause?.code;
-  return { code: 'network', message: code ? `${code}: ${e.message}` : String(e.message ?? err).slice(0, 200) };
-}
-
-/** Resolves true after `ms`, false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
+  /** Defaults, then the request's own headers (case-insensitively), then the validators. */
+  private headersFor(req: FetchRequest): Record<string, string> {
+    const headers: Record<string, string> = {
+      'user-agent': this.opts.userAgent,
+      'accept-encoding': 'gzip, deflate, br',
+      accept: '*/*',
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+    for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (req.etag) headers['if-none-match'] = req.etag;
+    if (req.lastModified) headers['if-modified-since'] = req.lastModified;
+    return headers;
+  }
+}
+
+/**
+ * Reads and drops a body we do not want (redirect, 304, error page). Up to 64 KiB is read so
+ * the connection can be reused; a bigger one makes undici close the connection instead.
+ * Never rejects: a stalled or aborted body simply ends.
+ */
+async function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
+  try {
+    await body.dump({ limit: DISCARD_LIMIT });
+  } catch {
+    destroyQuietly(body);
+  }
 }
