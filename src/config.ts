@@ -4,6 +4,7 @@
  * the same options (a test checks that none is missing there).
  */
 import { isAbsolute, resolve } from 'node:path';
+import { usdToAtomic } from './catalog/index.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -14,8 +15,9 @@ export interface Config {
   publicUrl: string;
   /** Recipient of payments; null when unset or invalid (paid routes answer 503). */
   payTo: `0x${string}` | null;
-  /** Why payTo is null, for the start-up log and /health. */
-  payToProblem: string | null;
+  /** Why payments are off (no valid payTo, or no way to settle), for the start-up log, 503s and /health. */
+  paymentsProblem: string | null;
+  settlement: SettlementConfig;
   dataDir: string;
   logLevel: LogLevel;
   allowUwsFallback: boolean;
@@ -34,6 +36,20 @@ export interface Config {
   snapshotIntervalSec: number;
   /** Overall deadline of one fetch, retries included. */
   fetchTimeoutSec: number;
+}
+
+export interface SettlementConfig {
+  mode: 'sync' | 'optimistic';
+  /** x402 facilitator base URL; used when no settler key is set. */
+  facilitatorUrl: string | null;
+  /** The operator's wallet key for self-settlement (secret: never logged). */
+  settlerKey: `0x${string}` | null;
+  /** JSON-RPC of Base: required for self-settlement; enables balance and nonce checks otherwise. */
+  rpcUrl: string | null;
+  /** Per payer, atomic USDC units: unsettled value above which optimistic calls settle synchronously. */
+  optimisticMaxUnsettled: bigint;
+  /** Deadline of one settlement attempt (facilitator call or transaction). */
+  settleTimeoutSec: number;
 }
 
 /** SEC asks for "Company Name admin@domain"; NWS for an application name and a contact. */
@@ -55,7 +71,13 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'DATA_DIR', default: './data', doc: 'Folder for the payment journal and wire snapshots.' },
   { env: 'LOG_LEVEL', default: 'info', doc: 'debug, info, warn or error.' },
   { env: 'ALLOW_UWS_FALLBACK', default: '0', doc: 'Set to 1 to start even if the native uWebSockets.js binary did not load.' },
-  { env: 'PAYMENT_TIMEOUT_SEC', default: '60', doc: 'x402 `maxTimeoutSeconds` offered to clients.' },
+  { env: 'PAYMENT_TIMEOUT_SEC', default: '300', doc: 'x402 `maxTimeoutSeconds` offered: how long a signed authorization stays valid.' },
+  { env: 'SETTLEMENT', default: 'sync', doc: '`sync`: settle before releasing data (x402 semantics). `optimistic`: release after local verification, settle in the background.' },
+  { env: 'FACILITATOR_URL', default: '', doc: 'x402 facilitator that settles payments (`POST /settle`, checked with `GET /supported` at start).' },
+  { env: 'SETTLER_PRIVATE_KEY', default: '', doc: 'Settle with this wallet instead of a facilitator (it pays the gas); needs BASE_RPC_URL.', secret: true },
+  { env: 'BASE_RPC_URL', default: '', doc: 'Base JSON-RPC URL: required with SETTLER_PRIVATE_KEY; with a facilitator it enables balance checks and on-chain nonce checks.' },
+  { env: 'OPTIMISTIC_MAX_UNSETTLED_USD', default: '0.05', doc: 'Optimistic mode: per-payer unsettled value above which calls settle synchronously.' },
+  { env: 'SETTLE_TIMEOUT_SEC', default: '10', doc: 'Deadline of one settlement attempt; an unanswered one is retried in the background.' },
   { env: 'INGEST', default: '1', doc: 'Set to 0 to serve without polling (only what the snapshot holds).' },
   { env: 'POLL_INTERVAL_SEC', default: '60', doc: 'Seconds between scheduler runs; breaking wires poll every run.' },
   { env: 'INGEST_THREADS', default: '1', doc: 'Worker threads that fetch and parse feeds.' },
@@ -104,17 +126,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   else if (/^0x0{40}$/.test(payToText)) payToProblem = 'PAY_TO_ADDRESS is the zero address';
   else payTo = payToText as `0x${string}`;
 
+  const settlement = loadSettlement(get, int);
+  const paymentsProblem =
+    payToProblem ??
+    (settlement.settlerKey && !settlement.rpcUrl
+      ? 'SETTLER_PRIVATE_KEY is set but BASE_RPC_URL is not'
+      : !settlement.settlerKey && !settlement.facilitatorUrl
+        ? 'neither FACILITATOR_URL nor SETTLER_PRIVATE_KEY is set, so payments cannot be settled'
+        : null);
+
   const dataDir = get('DATA_DIR');
   return Object.freeze({
     port,
     host: get('HOST'),
     publicUrl,
     payTo,
-    payToProblem,
+    paymentsProblem,
+    settlement,
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     logLevel: logLevel as LogLevel,
     allowUwsFallback: get('ALLOW_UWS_FALLBACK') === '1',
-    paymentTimeoutSec: int('PAYMENT_TIMEOUT_SEC', 10, 3600),
+    paymentTimeoutSec: int('PAYMENT_TIMEOUT_SEC', 30, 3600),
     ingest: get('INGEST') !== '0',
     pollIntervalSec: int('POLL_INTERVAL_SEC', 1, 3600),
     ingestThreads: int('INGEST_THREADS', 1, 16),
@@ -123,4 +155,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     snapshotIntervalSec: int('SNAPSHOT_INTERVAL_SEC', 5, 86_400),
     fetchTimeoutSec: int('FETCH_TIMEOUT_SEC', 1, 300),
   });
+}
+
+function loadSettlement(get: (name: string) => string, int: (name: string, min: number, max: number) => number): SettlementConfig {
+  const mode = get('SETTLEMENT');
+  if (mode !== 'sync' && mode !== 'optimistic') throw new ConfigError(`SETTLEMENT must be sync or optimistic, got "${mode}"`);
+  const url = (name: string): string | null => {
+    const text = get(name);
+    if (!text) return null;
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      throw new ConfigError(`${name} must be an http(s) URL, got "${text}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${text}"`);
+    return text.replace(/\/$/, '');
+  };
+  const key = get('SETTLER_PRIVATE_KEY');
+  // The key's value never appears in an error message.
+  if (key && !/^0x[0-9a-fA-F]{64}$/.test(key)) throw new ConfigError('SETTLER_PRIVATE_KEY must be 0x followed by 64 hex digits');
+  const capText = get('OPTIMISTIC_MAX_UNSETTLED_USD');
+  if (!/^\d+(\.\d{1,6})?$/.test(capText)) throw new ConfigError(`OPTIMISTIC_MAX_UNSETTLED_USD must be a decimal USD amount, got "${capText}"`);
+  return {
+    mode,
+    facilitatorUrl: url('FACILITATOR_URL'),
+    settlerKey: key ? (key as `0x${string}`) : null,
+    rpcUrl: url('BASE_RPC_URL'),
+    optimisticMaxUnsettled: BigInt(usdToAtomic(capText)),
+    settleTimeoutSec: int('SETTLE_TIMEOUT_SEC', 1, 120),
+  };
 }

@@ -16,6 +16,7 @@ import { Scheduler } from './ingest/scheduler.js';
 import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
 import { log } from './log.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
+import { setupPayments, type PaymentsSetup } from './pay/setup.js';
 import { WireIndex } from './search/wire-index.js';
 
 export interface Service {
@@ -38,7 +39,14 @@ export function createIndexes(): Map<string, WireIndex> {
 /** Share of failing sources from which the service reports itself degraded. */
 const DEGRADED_FAILING_SHARE = 0.25;
 
-function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, scheduler: Scheduler | null, startedAt: number) {
+function buildHealth(
+  config: Readonly<Config>,
+  uws: LoadedUws,
+  wires: ReadonlyMap<string, WireIndex>,
+  scheduler: Scheduler | null,
+  pay: PaymentsSetup | null,
+  startedAt: number,
+) {
   return () => {
     const now = Date.now();
     const perWire: Record<string, { items: number; newest: string | null; by_filter: Record<string, number> }> = {};
@@ -53,7 +61,7 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
     // poll every interval, so a live pipeline always has a recent success).
     const stale = lastPoll === null ? now - startedAt : now - lastPoll;
     const down = scheduler !== null && scheduler.runs > 0 && stale > 3 * config.pollIntervalSec * 1000;
-    const degraded = !config.payTo || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
+    const degraded = !pay || pay.settlerProblem !== null || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
     return {
       status: down ? 'down' : degraded ? 'degraded' : 'ok',
       uptime_sec: Math.floor((now - startedAt) / 1000),
@@ -64,11 +72,12 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
       wires: perWire,
       sources: { total: sources.length, failing, detail: sources },
       x402: {
-        configured: config.payTo !== null,
-        problem: config.payToProblem,
+        configured: pay !== null,
+        problem: config.paymentsProblem ?? pay?.settlerProblem ?? null,
         network: NETWORK,
         asset: USDC_BASE,
         pay_to: config.payTo,
+        settlement: pay?.payments.health(now) ?? null,
       },
       server: { uws_native: uws.native },
     };
@@ -110,8 +119,11 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
   checkCatalog();
   const uws = loadUws();
   checkUws(uws, config);
-  if (!config.payTo) {
-    log.warn(`PAYMENTS DISABLED: ${config.payToProblem}. Paid routes answer 503 until PAY_TO_ADDRESS is set to a valid address.`);
+  let pay: PaymentsSetup | null = null;
+  if (config.paymentsProblem) {
+    log.warn(`PAYMENTS DISABLED: ${config.paymentsProblem}. Paid routes answer 503 until it is fixed.`);
+  } else {
+    pay = await setupPayments(config);
   }
   const overrides = loadOverrides(config.sourcesFile);
   if (config.ingest && config.userAgent === DEFAULT_USER_AGENT && overrides.size < SOURCES.length) {
@@ -152,8 +164,9 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     config,
     uws,
     wires,
-    health: buildHealth(config, uws, wires, scheduler, startedAt),
+    health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? []),
+    payments: pay?.payments ?? null,
   };
   const server: RunningServer = await listen(createApp(deps), deps);
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
@@ -195,6 +208,7 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
       scheduler?.stop();
       await snapshot();
       await pool?.destroy();
+      await pay?.payments.stop();
       log.info('stopped');
     },
   };

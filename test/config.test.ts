@@ -12,7 +12,7 @@ test('defaults apply when nothing is set', () => {
   assert.equal(c.port, 4021);
   assert.equal(c.host, '0.0.0.0');
   assert.equal(c.payTo, null);
-  assert.equal(c.payToProblem, 'PAY_TO_ADDRESS is not set');
+  assert.equal(c.paymentsProblem, 'PAY_TO_ADDRESS is not set');
   assert.equal(c.publicUrl, 'http://localhost:4021');
   assert.ok(Object.isFrozen(c));
 });
@@ -25,8 +25,8 @@ test('bad values are refused with the variable named', () => {
 });
 
 test('an invalid or zero PAY_TO_ADDRESS disables payments with a reason', () => {
-  assert.match(loadConfig({ PAY_TO_ADDRESS: '0x123' }).payToProblem!, /not a valid EVM address/);
-  assert.match(loadConfig({ PAY_TO_ADDRESS: '0x' + '0'.repeat(40) }).payToProblem!, /zero address/);
+  assert.match(loadConfig({ PAY_TO_ADDRESS: '0x123' }).paymentsProblem!, /not a valid EVM address/);
+  assert.match(loadConfig({ PAY_TO_ADDRESS: '0x' + '0'.repeat(40) }).paymentsProblem!, /zero address/);
   assert.equal(loadConfig({ PAY_TO_ADDRESS: '0x' + 'ab'.repeat(20) }).payTo, '0x' + 'ab'.repeat(20));
 });
 

@@ -137,7 +137,7 @@ describe('paid routes', () => {
           amount: route.def.price === '0.01' ? '10000' : '5000',
           asset: USDC_BASE,
           payTo: PAY_TO,
-          maxTimeoutSeconds: 60,
+          maxTimeoutSeconds: 300,
           extra: { name: 'USD Coin', version: '2' },
         },
       ]);
@@ -222,12 +222,20 @@ describe('presented payments', () => {
     }
   });
 
-  test('a well-formed payment is refused without charge while settlement is not available', async () => {
+  test('a well-formed payment with a forged signature is a 402 with the x402 reason, never data', async () => {
     const { status, body, res } = await pay('PAYMENT-SIGNATURE', b64(payload()));
     assert.equal(status, 402);
-    assert.equal(body.error.code, 'payment_not_accepted');
-    assert.match(body.error.message, /nothing was charged/);
+    assert.equal(body.error.code, 'invalid_exact_evm_payload_signature');
+    assert.equal(body.articles, undefined);
     assert.equal(decodeHeader(res.headers.get('payment-response')).success, false);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+  });
+
+  test('HEAD on a paid route shows the offer and never takes a payment', async () => {
+    const res = await svc.get('/cve/latest', { method: 'HEAD', headers: { 'PAYMENT-SIGNATURE': b64(payload()) } });
+    assert.equal(res.status, 402);
+    assert.ok(res.headers.get('payment-required'));
+    assert.equal(res.headers.get('payment-response'), null);
   });
 });
 
@@ -391,7 +399,10 @@ describe('documents', () => {
   test('/health reports tiers, items per wire and the x402 state', async () => {
     const { body, res } = await json('/health');
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    assert.equal(body.status, 'ok');
+    // This service's facilitator URL has nothing behind it: it says so.
+    assert.equal(body.status, 'degraded');
+    assert.match(body.x402.problem, /facilitator .* is unreachable/);
+    assert.deepEqual(body.x402.settlement, { mode: 'sync', settler: 'facilitator', pending: 0, settled: 0, failed: 0, oldest_pending_sec: null });
     assert.equal(body.last_poll, null);
     const tiers = body.tiers;
     assert.equal(tiers.breaking + tiers.timely + tiers.sparse, WIRES.length);
@@ -419,5 +430,16 @@ describe('without PAY_TO_ADDRESS', () => {
     const health = (await (await bare.get('/health')).json()) as any;
     assert.equal(health.status, 'degraded');
     assert.equal(health.x402.configured, false);
+  });
+
+  test('a payee without a way to settle is not configured either', async () => {
+    const noSettler = await startTestService({ FACILITATOR_URL: '' });
+    try {
+      const res = await noSettler.get('/cve/latest');
+      assert.equal(res.status, 503);
+      assert.match(((await res.json()) as any).error.message, /FACILITATOR_URL/);
+    } finally {
+      await noSettler.stop();
+    }
   });
 });

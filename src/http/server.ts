@@ -16,10 +16,11 @@ import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
 import { buildOffer, failedSettlementHeader, paymentErrorBody, type Offer } from '../pay/offer.js';
 import { readPaymentHeader } from '../pay/payment-header.js';
+import type { Outcome, Payments } from '../pay/payments.js';
 import type { Hit, SearchQuery } from '../search/item.js';
 import { serializeEnvelope } from './envelope.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
-import { compileRouteParser, type ParseResult } from './params.js';
+import { compileRouteParser, type ParseResult, type RouteParams } from './params.js';
 import type { LoadedUws } from './uws.js';
 
 /** What the front end needs from a wire's index. */
@@ -36,6 +37,8 @@ export interface ServerDeps {
   health: () => object;
   /** Builds the /sources list. */
   sources: () => object[];
+  /** The payment core; null when payments are not configured. */
+  payments: Payments | null;
 }
 
 export interface RunningServer {
@@ -90,40 +93,24 @@ function staticHandler(body: string, contentType: string, cacheSeconds = 60): Ha
   return (res, _req, method) => send(res, method, 200, buffer, contentType, headers);
 }
 
+/** What an authorization pays for: the route and its normalised parameters. */
+export function requestKey(path: string, p: RouteParams): string {
+  return `${path} ${JSON.stringify([p.q, p.filter ?? null, p.since, p.limit])}`;
+}
+
 function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handler {
   const parse: (raw: string) => ParseResult = compileRouteParser(route);
   const wire = deps.wires.get(route.wire.id);
   if (!wire) throw new Error(`no index for wire ${route.wire.id}`);
   const isState = route.def.q === 'state';
-  const dataHeaders = [['Cache-Control', route.kind === 'paid' ? 'private, no-store' : 'no-store']] as const;
-  const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.payToProblem}). The free preview ${route.previewPath} still works.`, {
+  const previewHeaders = [['Cache-Control', 'no-store']] as const;
+  const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.paymentsProblem}). The free preview ${route.previewPath} still works.`, {
     details: { preview: route.previewPath },
   });
   const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']] as const) : [];
+  const payments = deps.payments;
 
-  return (res, req, method) => {
-    const startedAt = performance.now();
-    const parsed = parse(req.getQuery() ?? '');
-    if (!parsed.ok) return sendError(res, method, parsed.error);
-    const p = parsed.params;
-
-    if (route.kind === 'paid') {
-      // Parameters are validated first: nobody is asked to pay for a query that cannot run.
-      if (!offer) return sendError(res, method, paymentUnavailable);
-      const presented = req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]);
-      if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
-      const intake = readPaymentHeader(presented);
-      if (intake.kind === 'malformed') return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
-      // Verifying and settling a well-formed payment is not part of this server yet: it is
-      // refused, nothing is charged, and the offer is repeated.
-      const [reason, message] =
-        intake.kind === 'rejected'
-          ? [intake.reason, intake.message]
-          : ['payment_not_accepted', 'This server does not verify or settle payments yet; nothing was charged.'];
-      const body = paymentErrorBody(route, offer.requirements.payTo, reason, message);
-      return send(res, method, 402, body, JSON_TYPE, [...offerHeaders, ['PAYMENT-RESPONSE', failedSettlementHeader(reason)]]);
-    }
-
+  const run = (p: RouteParams, startedAt: number): string => {
     const now = Date.now();
     const query: SearchQuery = { sinceMs: now - p.sinceWindowMs, limit: p.limit };
     if (p.q !== null) {
@@ -131,9 +118,55 @@ function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handl
       else query.q = p.q;
     }
     if (p.filter !== undefined) query.filter = p.filter;
-    const hits = wire.search(query, now);
-    const body = serializeEnvelope(p.q, p.since, hits, now, startedAt, route.withSummary);
-    send(res, method, 200, body, JSON_TYPE, dataHeaders);
+    return serializeEnvelope(p.q, p.since, wire.search(query, now), now, startedAt, route.withSummary);
+  };
+
+  const refuse402 = (res: HttpResponse, method: Method, reason: string, message: string) => {
+    const body = paymentErrorBody(route, offer!.requirements.payTo, reason, message);
+    send(res, method, 402, body, JSON_TYPE, [...offerHeaders, ['PAYMENT-RESPONSE', failedSettlementHeader(reason)]]);
+  };
+
+  const answer = (res: HttpResponse, outcome: Outcome) => {
+    if (outcome.kind === 'paid') {
+      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], ['PAYMENT-RESPONSE', outcome.paymentResponse]]);
+    } else if (outcome.status === 402) {
+      refuse402(res, 'get', outcome.code, outcome.message);
+    } else {
+      sendError(res, 'get', apiError(outcome.status, outcome.code, outcome.message));
+    }
+  };
+
+  return (res, req, method) => {
+    const startedAt = performance.now();
+    const parsed = parse(req.getQuery() ?? '');
+    if (!parsed.ok) return sendError(res, method, parsed.error);
+    const p = parsed.params;
+    if (route.kind === 'preview') return send(res, method, 200, run(p, startedAt), JSON_TYPE, previewHeaders);
+
+    // Parameters are validated first: nobody is asked to pay for a query that cannot run.
+    if (!offer || !payments) return sendError(res, method, paymentUnavailable);
+    // HEAD returns no data, so it never takes a payment: it shows the offer.
+    const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
+    if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+    const intake = readPaymentHeader(presented);
+    if (intake.kind === 'malformed') return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
+    if (intake.kind === 'rejected') return refuse402(res, method, intake.reason, intake.message);
+
+    // From here the answer is asynchronous (journal, settlement): uWS needs to know if the
+    // client goes away. A client that drops a paid call can retry with the same payment.
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    payments
+      .authorize({ requestKey: requestKey(route.path, p), requirements: offer.requirements, payload: intake.payload, produce: () => Buffer.from(run(p, startedAt)) })
+      .then(
+        (outcome) => !aborted && res.cork(() => answer(res, outcome)),
+        (err) => {
+          log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
+          if (!aborted) res.cork(() => sendError(res, 'get', INTERNAL));
+        },
+      );
   };
 }
 
@@ -142,7 +175,7 @@ function buildHandlers(deps: ServerDeps): Map<string, Handler> {
   const handlers = new Map<string, Handler>();
   const offers = new Map<string, Offer>();
   for (const route of ROUTES) {
-    const offer = route.kind === 'paid' && config.payTo ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
+    const offer = route.kind === 'paid' && config.payTo && deps.payments ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
     if (offer) offers.set(route.path, offer);
     handlers.set(route.path, wireHandler(route, deps, offer));
   }

@@ -22,6 +22,8 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
     PAY_TO_ADDRESS: PAY_TO,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'wires-test-')),
     INGEST: '0',
+    // Nothing listens there: offers are made and payments verified, but none can settle.
+    FACILITATOR_URL: 'http://127.0.0.1:9',
     ...env,
   });
   let wires;

@@ -1,0 +1,419 @@
+/**
+ * The payment core: from a presented x402 payload to "release this data" or "refuse", with
+ * nothing of HTTP or uWebSockets.js in it (the front end and the MCP endpoint are thin
+ * adapters over `authorize`).
+ *
+ * An authorization buys one call. It is identified by (payer, nonce):
+ * - the first time it is seen it is verified locally (about 0.1 ms), journaled (fsync) and
+ *   settled, synchronously or in the background depending on the mode;
+ * - seen again for the same request (a client retrying after a lost response, or concurrent
+ *   copies) it shares the first one's outcome: the same data, charged once, computed once;
+ * - seen for another request, or with different fields under the same nonce, it is refused
+ *   as a replay.
+ * Entries live until the authorization expires; later the chain's nonce check takes over.
+ */
+import { log } from '../log.js';
+import { Journal, type AcceptedRecord, type PendingPayment } from './journal.js';
+import { NETWORK, type PaymentRequirements } from './offer.js';
+import type { PaymentPayload } from './payment-header.js';
+import { normaliseReason, type SettleResult, type Settler } from './settler.js';
+import { verifyPayment } from './verify.js';
+
+export type SettlementMode = 'sync' | 'optimistic';
+
+export type Outcome =
+  | { kind: 'paid'; body: Buffer; paymentResponse: string }
+  | { kind: 'refused'; status: 400 | 402 | 409 | 503; code: string; message: string };
+
+/** Reads a payer's on-chain USDC balance (atomic units); used by optimistic mode. */
+export type BalanceReader = (payer: string) => Promise<bigint>;
+
+export interface PaymentsOptions {
+  journal: Journal;
+  settler: Settler;
+  mode: SettlementMode;
+  /** Per payer, in atomic units: above this much unsettled value, calls settle synchronously. */
+  optimisticMaxUnsettled: bigint;
+  /** Deadline of one settlement attempt. */
+  settleTimeoutMs: number;
+  balance?: BalanceReader;
+  /** Bytes of response bodies kept for idempotent retries; beyond it a retry recomputes. */
+  retryBodyBudget?: number;
+}
+
+export interface AuthorizeRequest {
+  /** The route and its canonical parameters: an authorization pays for exactly this. */
+  requestKey: string;
+  requirements: PaymentRequirements;
+  payload: PaymentPayload;
+  /** Computes the data; called once per accepted authorization (again only if its cached copy was evicted). */
+  produce: () => Buffer;
+}
+
+interface Entry {
+  id: string;
+  fingerprint: string;
+  requestKey: string;
+  payer: string;
+  amount: bigint;
+  validBefore: number;
+  acceptedAt: number;
+  state: 'pending' | 'settled' | 'failed';
+  failure: string | null;
+  tx: string | null;
+  /** An earlier attempt may have landed: a used nonce then means it settled. */
+  uncertain: boolean;
+  record: AcceptedRecord;
+  outcome: Promise<Outcome> | null;
+  body: Buffer | null;
+  produce: (() => Buffer) | null;
+  attempts: number;
+  retryTimer: NodeJS.Timeout | null;
+}
+
+const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+/** Expired entries are kept this much longer, for late retries to get their answer. */
+const KEEP_AFTER_EXPIRY_MS = 60_000;
+const BALANCE_TTL_MS = 15_000;
+const MAX_RETRY_DELAY_MS = 30_000;
+
+const encode = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
+
+export class Payments {
+  private readonly entries = new Map<string, Entry>();
+  /** payment-identifier (scoped by payer) → entry id. */
+  private readonly idempotencyKeys = new Map<string, string>();
+  private readonly unsettled = new Map<string, bigint>();
+  private readonly balances = new Map<string, { value: bigint; at: number; loading: boolean }>();
+  private readonly bodies: Entry[] = [];
+  private bodyBytes = 0;
+  private settledCount = 0;
+  private failedCount = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly opts: PaymentsOptions) {
+    this.sweeper = setInterval(() => this.sweep(Date.now()), 10_000);
+    this.sweeper.unref();
+  }
+
+  get mode(): SettlementMode {
+    return this.opts.mode;
+  }
+
+  /** Takes the journal's pending payments and settles them in the background. */
+  resume(pending: PendingPayment[], totals: { settled: number; failed: number }): void {
+    this.settledCount += totals.settled;
+    this.failedCount += totals.failed;
+    for (const p of pending) {
+      const entry = this.entryFor(p.record, p.record.requestKey);
+      entry.tx = p.tx;
+      // Whatever happened before the restart, a used nonce now means it settled.
+      entry.uncertain = true;
+      entry.acceptedAt = p.record.at;
+      this.entries.set(entry.id, entry);
+      this.addUnsettled(entry.payer, entry.amount);
+      log.info('payment resumed from journal', { id: entry.id, payer: entry.payer, tx: p.tx });
+      this.scheduleRetry(entry, 0);
+    }
+  }
+
+  authorize(req: AuthorizeRequest, nowMs = Date.now()): Promise<Outcome> {
+    const { payload } = req;
+    const auth = payload.payload.authorization;
+    const id = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
+    const fingerprint = [auth.to, auth.value, auth.validAfter, auth.validBefore, payload.payload.signature].join('|').toLowerCase();
+
+    const paymentId = readPaymentId(payload);
+    if (paymentId === false) {
+      return Promise.resolve(refuse(400, 'invalid_payment', 'payment-identifier id must be 16–128 letters, digits, hyphens or underscores'));
+    }
+    const idKey = paymentId ? `${auth.from.toLowerCase()}|${paymentId}` : null;
+    const existing = this.entries.get(id);
+    if (existing && existing.fingerprint === fingerprint) {
+      if (idKey && this.idempotencyKeys.get(idKey) !== id && this.idempotencyKeys.has(idKey)) return Promise.resolve(conflict());
+      if (existing.requestKey !== req.requestKey) {
+        return Promise.resolve(refuse(402, 'replay', 'This authorization already paid for another request; sign a new one for this request.'));
+      }
+      return this.replay(existing, req.produce);
+    }
+    if (existing) {
+      return Promise.resolve(refuse(402, 'replay', 'This nonce was already presented with a different authorization; sign a new one.'));
+    }
+    if (idKey && this.idempotencyKeys.has(idKey)) return Promise.resolve(conflict());
+
+    const verdict = verifyPayment(payload, req.requirements, Math.floor(nowMs / 1000));
+    if (!verdict.ok) return Promise.resolve(refuse(402, verdict.code, verdict.message));
+    if (this.stopped) return Promise.resolve(refuse(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.'));
+
+    const amount = BigInt(auth.value);
+    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.mayTrust(verdict.payer, amount, nowMs) ? 'optimistic' : 'sync';
+    const record: AcceptedRecord = {
+      t: 'accepted',
+      id,
+      at: nowMs,
+      payer: verdict.payer,
+      amount: auth.value,
+      requestKey: req.requestKey,
+      mode,
+      payload,
+      requirements: req.requirements,
+    };
+    const entry = this.entryFor(record, req.requestKey);
+    entry.fingerprint = fingerprint;
+    entry.produce = req.produce;
+    // Registered before the first await: a concurrent copy finds it and shares its outcome.
+    this.entries.set(id, entry);
+    if (idKey) this.idempotencyKeys.set(idKey, id);
+    entry.outcome = this.accept(entry, mode);
+    return entry.outcome;
+  }
+
+  private entryFor(record: AcceptedRecord, requestKey: string): Entry {
+    const auth = record.payload.payload.authorization;
+    return {
+      id: record.id,
+      fingerprint: [auth.to, auth.value, auth.validAfter, auth.validBefore, record.payload.payload.signature].join('|').toLowerCase(),
+      requestKey,
+      payer: record.payer,
+      amount: BigInt(record.amount),
+      validBefore: Number(auth.validBefore),
+      acceptedAt: record.at,
+      state: 'pending',
+      failure: null,
+      tx: null,
+      uncertain: false,
+      record,
+      outcome: null,
+      body: null,
+      produce: null,
+      attempts: 0,
+      retryTimer: null,
+    };
+  }
+
+  private async accept(entry: Entry, mode: SettlementMode): Promise<Outcome> {
+    try {
+      await this.opts.journal.append(entry.record);
+    } catch {
+      // Not recorded, so not accepted: forget it and let the client try again later.
+      this.entries.delete(entry.id);
+      return refuse(503, 'payments_unavailable', 'The payment could not be recorded; nothing was charged. Try again shortly.');
+    }
+    this.addUnsettled(entry.payer, entry.amount);
+    if (mode === 'optimistic') {
+      this.scheduleRetry(entry, 0);
+      return this.release(entry);
+    }
+    const result = await this.attempt(entry);
+    if (entry.state === 'failed') {
+      const [code, message] = result.kind === 'failed' ? [result.reason, result.message] : ['invalid_transaction_state', 'the authorization was already used on chain'];
+      return refuse(402, code, `Settlement failed: ${message}. Nothing was charged.`);
+    }
+    // Settled, or outcome unknown: then the payer may already be charged, so the data is
+    // released and the settlement is resolved in the background (never charged without data).
+    return this.release(entry);
+  }
+
+  /** The data and the settlement as it stands (a transaction hash, or pending). */
+  private release(entry: Entry): Outcome {
+    let body = entry.body;
+    if (!body) {
+      body = entry.produce!();
+      this.keepBody(entry, body);
+    }
+    return { kind: 'paid', body, paymentResponse: encode(this.settlementResponse(entry)) };
+  }
+
+  /** x402 SettlementResponse; a settlement still under way says so in `extra`. */
+  private settlementResponse(entry: Entry): object {
+    const common = { transaction: entry.tx ?? '', network: NETWORK, payer: entry.payer };
+    if (entry.state === 'settled') return { success: true, ...common };
+    if (entry.state === 'failed') return { success: false, errorReason: entry.failure ?? 'invalid_transaction_state', ...common };
+    return { success: true, ...common, extra: { settlement: 'pending', mode: entry.record.mode } };
+  }
+
+  /** A repeat of an accepted authorization for the same request: the first one's outcome, computed once. */
+  private async replay(entry: Entry, produce: () => Buffer): Promise<Outcome> {
+    // An entry resumed from the journal has no outcome here: its data was released before the restart.
+    if (entry.outcome) {
+      const first = await entry.outcome;
+      if (first.kind !== 'paid') return first;
+    }
+    entry.produce = produce;
+    return this.release(entry);
+  }
+
+  /** One settlement attempt; records the outcome. */
+  private async attempt(entry: Entry): Promise<SettleResult> {
+    entry.attempts++;
+    const signal = AbortSignal.timeout(this.opts.settleTimeoutMs);
+    let result: SettleResult;
+    try {
+      const payment = { payload: entry.record.payload, requirements: entry.record.requirements };
+      result = await this.opts.settler.settle(payment, { signal, uncertain: entry.uncertain }, (tx) => {
+        entry.tx = tx;
+        entry.uncertain = true;
+        void this.opts.journal.append({ t: 'submitted', id: entry.id, at: Date.now(), tx }).catch(() => {});
+      });
+    } catch (err) {
+      result = { kind: 'unknown', message: String((err as Error)?.message ?? err) };
+    }
+    if (entry.state !== 'pending') return result;
+    switch (result.kind) {
+      case 'settled':
+        this.finish(entry, 'settled', result.tx);
+        break;
+      case 'used':
+        if (entry.uncertain) this.finish(entry, 'settled', result.tx ?? entry.tx);
+        else this.finish(entry, 'failed', null, 'invalid_transaction_state', 'the authorization was already used on chain');
+        break;
+      case 'failed':
+        result = { ...result, reason: normaliseReason(result.reason) };
+        this.finish(entry, 'failed', null, result.reason, result.message);
+        break;
+      case 'unknown':
+        entry.uncertain = true;
+        if (result.tx) entry.tx = result.tx;
+        log.warn('settlement outcome unknown; will retry', { id: entry.id, payer: entry.payer, attempt: entry.attempts, error: result.message });
+        this.scheduleRetry(entry);
+        break;
+    }
+    return result;
+  }
+
+  private scheduleRetry(entry: Entry, delayMs = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** entry.attempts)): void {
+    if (this.stopped || entry.state !== 'pending') return;
+    if (entry.retryTimer) clearTimeout(entry.retryTimer);
+    entry.retryTimer = setTimeout(() => {
+      entry.retryTimer = null;
+      const p = this.attempt(entry);
+      this.inFlight.add(p);
+      void p.finally(() => this.inFlight.delete(p));
+    }, delayMs);
+  }
+
+  private finish(entry: Entry, state: 'settled' | 'failed', tx: string | null, reason?: string, message?: string): void {
+    entry.state = state;
+    entry.tx = tx;
+    entry.failure = reason ?? null;
+    this.addUnsettled(entry.payer, -entry.amount);
+    const at = Date.now();
+    if (state === 'settled') {
+      this.settledCount++;
+      void this.opts.journal.append({ t: 'settled', id: entry.id, at, tx }).catch(() => {});
+    } else {
+      this.failedCount++;
+      log.warn('settlement failed', { id: entry.id, payer: entry.payer, reason, message, mode: entry.record.mode });
+      void this.opts.journal.append({ t: 'failed', id: entry.id, at, reason: reason ?? 'unknown' }).catch(() => {});
+    }
+  }
+
+  private addUnsettled(payer: string, delta: bigint): void {
+    const next = (this.unsettled.get(payer) ?? 0n) + delta;
+    if (next <= 0n) this.unsettled.delete(payer);
+    else this.unsettled.set(payer, next);
+  }
+
+  /** Optimistic release is allowed while the payer's unsettled value stays under the cap and, when known, under their balance. */
+  private mayTrust(payer: string, amount: bigint, nowMs: number): boolean {
+    const exposure = (this.unsettled.get(payer) ?? 0n) + amount;
+    if (exposure > this.opts.optimisticMaxUnsettled) return false;
+    if (!this.opts.balance) return true;
+    const cached = this.balances.get(payer);
+    if (!cached || nowMs - cached.at > BALANCE_TTL_MS) this.refreshBalance(payer, cached);
+    // Unknown balance: the cap bounds the exposure until the first read arrives.
+    return !cached || cached.value >= exposure;
+  }
+
+  private refreshBalance(payer: string, cached: { value: bigint; at: number; loading: boolean } | undefined): void {
+    if (cached?.loading) return;
+    const slot = cached ?? { value: 0n, at: 0, loading: true };
+    slot.loading = true;
+    if (!cached) this.balances.set(payer, slot);
+    this.opts.balance!(payer).then(
+      (value) => Object.assign(slot, { value, at: Date.now(), loading: false }),
+      () => {
+        slot.loading = false;
+        if (slot.at === 0) this.balances.delete(payer);
+      },
+    );
+  }
+
+  private keepBody(entry: Entry, body: Buffer): void {
+    const budget = this.opts.retryBodyBudget ?? 32 * 1024 * 1024;
+    if (entry.body) return;
+    entry.body = body;
+    this.bodies.push(entry);
+    this.bodyBytes += body.length;
+    while (this.bodyBytes > budget && this.bodies.length > 0) {
+      const old = this.bodies.shift()!;
+      if (old.body) this.bodyBytes -= old.body.length;
+      old.body = null;
+    }
+  }
+
+  private sweep(nowMs: number): void {
+    for (const [id, e] of this.entries) {
+      if (e.state !== 'pending' && e.validBefore * 1000 + KEEP_AFTER_EXPIRY_MS < nowMs) {
+        this.entries.delete(id);
+        if (e.body) {
+          this.bodyBytes -= e.body.length;
+          e.body = null;
+        }
+      }
+    }
+    if (this.bodies.length > 0 && this.bodies.some((e) => e.body === null)) {
+      const kept = this.bodies.filter((e) => e.body !== null);
+      this.bodies.length = 0;
+      this.bodies.push(...kept);
+    }
+    for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
+    for (const [payer, b] of this.balances) if (!b.loading && nowMs - b.at > 10 * BALANCE_TTL_MS) this.balances.delete(payer);
+  }
+
+  health(nowMs = Date.now()) {
+    let pending = 0;
+    let oldest = Infinity;
+    for (const e of this.entries.values()) {
+      if (e.state !== 'pending') continue;
+      pending++;
+      oldest = Math.min(oldest, e.acceptedAt);
+    }
+    return {
+      mode: this.opts.mode,
+      settler: this.opts.settler.kind,
+      pending,
+      settled: this.settledCount,
+      failed: this.failedCount,
+      oldest_pending_sec: pending ? Math.round((nowMs - oldest) / 1000) : null,
+    };
+  }
+
+  /** Stops retrying; pending payments stay in the journal and resume at the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweeper);
+    for (const e of this.entries.values()) if (e.retryTimer) clearTimeout(e.retryTimer);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, 2000))]);
+    await this.opts.settler.close();
+    await this.opts.journal.close();
+  }
+}
+
+function refuse(status: 400 | 402 | 409 | 503, code: string, message: string): Outcome {
+  return { kind: 'refused', status, code, message };
+}
+
+function conflict(): Outcome {
+  return refuse(409, 'payment_identifier_conflict', 'This payment-identifier id was already used with a different payment.');
+}
+
+/** The payment-identifier extension's id: undefined when absent, false when malformed. */
+function readPaymentId(payload: PaymentPayload): string | undefined | false {
+  const ext = payload.extensions?.['payment-identifier'] as { info?: { id?: unknown } } | undefined;
+  const id = ext?.info?.id;
+  if (id === undefined) return undefined;
+  return typeof id === 'string' && PAYMENT_ID.test(id) ? id : false;
+}

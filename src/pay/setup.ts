@@ -1,0 +1,50 @@
+/**
+ * Builds the payment core from the configuration: the journal in DATA_DIR, the settler (the
+ * operator's wallet when SETTLER_PRIVATE_KEY is set, the facilitator otherwise), the chain
+ * reader when BASE_RPC_URL is set, and the journal's pending payments resumed.
+ */
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { log } from '../log.js';
+import { ChainReader } from './chain.js';
+import { Journal } from './journal.js';
+import { Payments } from './payments.js';
+import type { Settler } from './settler.js';
+import { FacilitatorSettler } from './settlers/facilitator.js';
+import { WalletSettler } from './settlers/wallet.js';
+
+export interface PaymentsSetup {
+  payments: Payments;
+  /** What the start-up check found wrong with the settler (payments still try). */
+  settlerProblem: string | null;
+}
+
+export async function setupPayments(config: Readonly<Config>): Promise<PaymentsSetup> {
+  const s = config.settlement;
+  const timeoutMs = s.settleTimeoutSec * 1000;
+  const chain = s.rpcUrl ? new ChainReader(s.rpcUrl, timeoutMs) : null;
+  let settler: Settler;
+  if (s.settlerKey && chain) {
+    const wallet = new WalletSettler(s.settlerKey, s.rpcUrl!, timeoutMs, chain);
+    log.info('settling with the operator wallet', { address: wallet.address });
+    settler = wallet;
+  } else {
+    settler = new FacilitatorSettler(s.facilitatorUrl!, timeoutMs, chain);
+    log.info('settling through a facilitator', { url: s.facilitatorUrl });
+  }
+  const settlerProblem = await settler.check();
+  if (settlerProblem) log.error(`settlement check failed: ${settlerProblem}. Paid calls are still verified; settlements retry until it recovers.`);
+
+  const { journal, state } = await Journal.open(join(config.dataDir, 'journal'));
+  const payments = new Payments({
+    journal,
+    settler,
+    mode: s.mode,
+    optimisticMaxUnsettled: s.optimisticMaxUnsettled,
+    settleTimeoutMs: timeoutMs,
+    ...(chain ? { balance: (payer: string) => chain.balanceOf(payer) } : {}),
+  });
+  payments.resume(state.pending, state);
+  if (state.pending.length) log.info('journal: resuming pending settlements', { pending: state.pending.length });
+  return { payments, settlerProblem };
+}
