@@ -16,7 +16,7 @@ import { log } from '../log.js';
 import { Journal, type AcceptedRecord, type PendingPayment } from './journal.js';
 import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
-import { normaliseReason, type SettleResult, type Settler } from './settler.js';
+import type { SettleResult, Settler } from './settler.js';
 import { verifyPayment } from './verify.js';
 
 export type SettlementMode = 'sync' | 'optimistic';
@@ -270,7 +270,6 @@ export class Payments {
         else this.finish(entry, 'failed', null, 'invalid_transaction_state', 'the authorization was already used on chain');
         break;
       case 'failed':
-        result = { ...result, reason: normaliseReason(result.reason) };
         this.finish(entry, 'failed', null, result.reason, result.message);
         break;
       case 'unknown':

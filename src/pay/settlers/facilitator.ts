@@ -10,7 +10,7 @@
 import { Agent, request } from 'undici';
 import type { ChainReader } from '../chain.js';
 import { NETWORK } from '../offer.js';
-import type { PaymentToSettle, SettleResult, Settler } from '../settler.js';
+import { normaliseReason, type PaymentToSettle, type SettleResult, type Settler } from '../settler.js';
 
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET_BEFORE_SEND']);
 const CONNECT_RETRIES = 2;
@@ -98,7 +98,7 @@ function interpret(status: number, answer: SettleResponse | null): SettleResult 
   const message = shortMessage(answer.errorMessage ?? reason);
   if (reason === 'settlement_pending' || reason === 'unexpected_settle_error') return { kind: 'unknown', message, ...(answer.transaction ? { tx: answer.transaction } : {}) };
   if (/nonce_already_used/.test(reason)) return { kind: 'used' };
-  return { kind: 'failed', reason, message };
+  return { kind: 'failed', reason: normaliseReason(reason), message };
 }
 
 /** Library error texts can run to kilobytes; clients get the first line, bounded. */

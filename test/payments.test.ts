@@ -1,0 +1,261 @@
+/**
+ * Paid calls end to end on a local chain: anvil (chain id 8453) with an EIP-3009 USDC at the
+ * Base address, a real x402 facilitator built from @x402/core + @x402/evm, and the official
+ * client (@x402/fetch + ExactEvmScheme) paying. Every claim is checked on the chain itself:
+ * transactions exist, balances move by exactly the price, attacks move nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { x402Client } from '@x402/core/client';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { PAID_ROUTES } from '../src/catalog/index.js';
+import { baseChain, USDC_ABI } from '../src/pay/chain.js';
+import { USDC_BASE } from '../src/pay/offer.js';
+import type { PaymentPayload } from '../src/pay/payment-header.js';
+import type { Settler } from '../src/pay/settler.js';
+import { FacilitatorSettler } from '../src/pay/settlers/facilitator.js';
+import { WalletSettler } from '../src/pay/settlers/wallet.js';
+import { ChainReader } from '../src/pay/chain.js';
+import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
+import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+let devnet: Devnet;
+let chain: PublicClient;
+const services: Record<string, TestService> = {};
+
+const balance = (address: string) =>
+  chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [address as `0x${string}`] });
+
+function officialFetch(privateKey: `0x${string}`) {
+  const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(privateKey)));
+  return wrapFetchWithPayment(fetch, client);
+}
+
+async function health(svc: TestService): Promise<{ pending: number; settled: number; failed: number }> {
+  return ((await (await svc.get('/health')).json()) as any).x402.settlement;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The payer and payee balances around `fn`. */
+async function deltas(payer: string, fn: () => Promise<void>): Promise<{ payer: bigint; payTo: bigint }> {
+  const [p0, t0] = [await balance(payer), await balance(devnet.payTo)];
+  await fn();
+  return { payer: (await balance(payer)) - p0, payTo: (await balance(devnet.payTo)) - t0 };
+}
+
+before(async () => {
+  devnet = await startDevnet({ payers: 6 });
+  chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+  const facilitator = { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl };
+  const wallet = { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: '', SETTLER_PRIVATE_KEY: devnet.settler.privateKey, BASE_RPC_URL: devnet.rpcUrl };
+  services['facilitator/sync'] = await startTestService(facilitator);
+  services['facilitator/optimistic'] = await startTestService({ ...facilitator, SETTLEMENT: 'optimistic' });
+  services['wallet/sync'] = await startTestService(wallet);
+  services['wallet/optimistic'] = await startTestService({ ...wallet, SETTLEMENT: 'optimistic' });
+});
+
+after(async () => {
+  for (const svc of Object.values(services)) await svc.stop();
+  await devnet?.stop();
+});
+
+describe('the official x402 client pays', () => {
+  const modes = ['facilitator/sync', 'facilitator/optimistic', 'wallet/sync', 'wallet/optimistic'];
+  modes.forEach((mode, i) => {
+    test(`${mode}: 200 with the envelope; the payer pays exactly the price, once, on chain`, async () => {
+      const svc = services[mode]!;
+      const payer = devnet.payers[i]!;
+      const pay = officialFetch(payer.privateKey);
+      const before = await health(svc);
+      let res!: Response;
+      let body: any;
+      const moved = await deltas(payer.address, async () => {
+        res = await pay(`${svc.base}/edgar/filings?form=8-k`);
+        body = await res.json();
+        // Optimistic: the data came first; wait for the background settlement to land.
+        await until('settlement', async () => (await health(svc)).settled > before.settled);
+      });
+      assert.equal(res.status, 200);
+      assert.ok(body.count > 0 && Array.isArray(body.articles));
+      assert.equal(res.headers.get('cache-control'), 'private, no-store');
+      const settlement = decodeHeader(res.headers.get('payment-response'));
+      assert.equal(settlement.success, true);
+      assert.equal(settlement.network, 'eip155:8453');
+      assert.equal(settlement.payer.toLowerCase(), payer.address.toLowerCase());
+      if (mode.endsWith('sync')) {
+        const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction });
+        assert.equal(receipt.status, 'success');
+      } else {
+        assert.equal(settlement.extra.settlement, 'pending');
+      }
+      assert.deepEqual(moved, { payer: -10_000n, payTo: 10_000n });
+      assert.deepEqual(await health(svc), { ...before, settled: before.settled + 1 });
+    });
+  });
+});
+
+describe('attacks release no data and move no money', () => {
+  let svc: TestService;
+  let payer: { address: string; privateKey: `0x${string}` };
+  before(() => {
+    svc = services['facilitator/sync']!;
+    payer = devnet.payers[4]!;
+  });
+
+  async function attempt(header: string | null, path = '/cve/latest') {
+    const res = await svc.get(path, header === null ? {} : { headers: { 'PAYMENT-SIGNATURE': header } });
+    return { status: res.status, body: (await res.json()) as any, res };
+  }
+
+  test('each defective payment is refused with its reason; balances do not move', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const other = privateKeyToAccount(generatePrivateKey());
+    const signed = async (o: Partial<Parameters<typeof signPayment>[0]> = {}) =>
+      encodePayment((await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, ...o })).payload);
+    const good = (await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })).payload;
+    const cases: [string, string | null, number, string][] = [
+      ['no header', null, 402, 'payment_required'],
+      ['garbage header', '%%%garbage%%%', 400, 'invalid_payment'],
+      ['wrong version', encodePayment({ ...good, x402Version: 1 }), 402, 'invalid_x402_version'],
+      ['wrong network', encodePayment({ ...good, accepted: { ...good.accepted, network: 'eip155:84532' } }), 402, 'invalid_network'],
+      ['wrong asset', await signed({ asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }), 402, 'invalid_payment_requirements'],
+      ['wrong payTo', await signed({ to: other.address }), 402, 'invalid_exact_evm_payload_recipient_mismatch'],
+      ['underpayment', await signed({ value: '4999' }), 402, 'invalid_exact_evm_payload_authorization_value_mismatch'],
+      ['overpayment', await signed({ value: '5001' }), 402, 'invalid_exact_evm_payload_authorization_value_mismatch'],
+      ['expired', await signed({ validBefore: now - 5 }), 402, 'invalid_exact_evm_payload_authorization_valid_before'],
+      ['not yet valid', await signed({ validAfter: now + 600 }), 402, 'invalid_exact_evm_payload_authorization_valid_after'],
+      ['bad signature', encodePayment({ ...good, payload: { ...good.payload, signature: '0x' + 'ab'.repeat(65) } }), 402, 'invalid_exact_evm_payload_signature'],
+      ['signature by another key', await signed({ signer: other }), 402, 'invalid_exact_evm_payload_signature'],
+    ];
+    const before = await health(svc);
+    const moved = await deltas(payer.address, async () => {
+      for (const [name, header, status, code] of cases) {
+        const { status: got, body, res } = await attempt(header);
+        assert.equal(got, status, name);
+        assert.equal(body.error.code, code, name);
+        assert.equal(body.articles, undefined, name);
+        if (status === 402) {
+          assert.ok(res.headers.get('payment-required'), name);
+          assert.equal(res.headers.get('cache-control'), 'no-store', name);
+        }
+      }
+    });
+    assert.deepEqual(moved, { payer: 0n, payTo: 0n });
+    assert.deepEqual(await health(svc), before, 'nothing was accepted');
+  });
+
+  for (const mode of ['facilitator/sync', 'wallet/sync']) {
+    test(`${mode}: a payer without funds gets 402 insufficient_funds and no data`, async () => {
+      const s = services[mode]!;
+      const broke = generatePrivateKey();
+      const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: broke });
+      const moved = await deltas(privateKeyToAccount(broke).address, async () => {
+        const res = await s.get('/cve/latest', { headers: { 'PAYMENT-SIGNATURE': encodePayment(payload) } });
+        const body = (await res.json()) as any;
+        assert.equal(res.status, 402);
+        assert.equal(body.error.code, 'insufficient_funds');
+        assert.equal(body.articles, undefined);
+        assert.equal(decodeHeader(res.headers.get('payment-response')).errorReason, 'insufficient_funds');
+      });
+      assert.deepEqual(moved, { payer: 0n, payTo: 0n });
+    });
+  }
+
+  test('an authorization buys one request: a retry gets the same answer free, another route or query is a replay', async () => {
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey });
+    const header = encodePayment(payload);
+    const other = PAID_ROUTES.find((r) => r.def.price === '0.005' && r.path !== '/cve/latest' && !r.def.qRequired)!;
+    const moved = await deltas(payer.address, async () => {
+      const first = await attempt(header);
+      assert.equal(first.status, 200);
+      const retry = await attempt(header);
+      assert.equal(retry.status, 200);
+      assert.deepEqual(retry.body, first.body, 'the same response again');
+      assert.equal(decodeHeader(retry.res.headers.get('payment-response')).transaction, decodeHeader(first.res.headers.get('payment-response')).transaction);
+      for (const path of ['/cve/latest?limit=3', other.path]) {
+        const replay = await attempt(header, path);
+        assert.equal(replay.status, 402, path);
+        assert.equal(replay.body.error.code, 'replay', path);
+        assert.equal(replay.body.articles, undefined);
+      }
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+  });
+
+  test('50 concurrent copies of one authorization: one settlement, the same data for all', async () => {
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey });
+    const header = encodePayment(payload);
+    const before = await health(svc);
+    let answers: Awaited<ReturnType<typeof attempt>>[] = [];
+    const moved = await deltas(payer.address, async () => {
+      answers = await Promise.all(Array.from({ length: 50 }, () => attempt(header)));
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(50).fill(200),
+    );
+    const txs = new Set(answers.map((a) => decodeHeader(a.res.headers.get('payment-response')).transaction));
+    assert.equal(txs.size, 1);
+    const bodies = new Set(answers.map((a) => JSON.stringify(a.body)));
+    assert.equal(bodies.size, 1, 'computed once');
+    assert.deepEqual(await health(svc), { ...before, settled: before.settled + 1 });
+  });
+
+  test('payment-identifier: the same id with another payment is a 409; with the same payment, the cached answer', async () => {
+    const id = 'pay_' + 'c'.repeat(24);
+    const a = encodePayment((await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId: id })).payload);
+    const b = encodePayment((await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId: id })).payload);
+    const moved = await deltas(payer.address, async () => {
+      assert.equal((await attempt(a)).status, 200);
+      const conflict = await attempt(b);
+      assert.equal(conflict.status, 409);
+      assert.equal(conflict.body.error.code, 'payment_identifier_conflict');
+      assert.equal((await attempt(a)).status, 200);
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+  });
+});
+
+describe('both settlers keep the same contract', () => {
+  const settlers: [string, () => Settler][] = [
+    ['facilitator', () => new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null)],
+    ['wallet', () => new WalletSettler(devnet.settler.privateKey, devnet.rpcUrl, 10_000, new ChainReader(devnet.rpcUrl, 10_000))],
+  ];
+  for (const [name, make] of settlers) {
+    test(`${name}: settles once, reports a used nonce after, and refuses what cannot settle`, async () => {
+      const settler = make();
+      const payer = devnet.payers[5]!;
+      const opts = { signal: AbortSignal.timeout(10_000), uncertain: false };
+      const pay = async (o: Partial<Parameters<typeof signPayment>[0]> = {}) => ({
+        payload: (await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, ...o })).payload as PaymentPayload,
+        requirements: offerFor('5000', devnet.payTo),
+      });
+      try {
+        assert.equal(await settler.check(), null);
+        const p = await pay();
+        const first = await settler.settle(p, opts);
+        assert.equal(first.kind, 'settled');
+        assert.equal((await chain.getTransactionReceipt({ hash: (first as { tx: `0x${string}` }).tx })).status, 'success');
+        assert.equal((await settler.settle(p, opts)).kind, 'used');
+        const broke = await settler.settle(await pay({ privateKey: generatePrivateKey() }), opts);
+        assert.deepEqual([broke.kind, broke.kind === 'failed' && broke.reason], ['failed', 'insufficient_funds']);
+      } finally {
+        await settler.close();
+      }
+    });
+  }
+});
