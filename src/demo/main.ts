@@ -1,18 +1,18 @@
 /**
  * `npm run demo`: the whole service, offline. A loopback fixture server plays every public
  * source from the recorded-format feeds in `fixtures/feeds/`, and the service polls it exactly
- * as it polls the real sources in live mode. Same environment as `npm start`; PAY_TO_ADDRESS
- * defaults to a well-known test address so the 402 offers can be inspected.
+ * as it polls the real sources in live mode. Payments settle on the local devnet (anvil with
+ * USDC at the Base address and a real x402 facilitator), whose funded payer keys are written
+ * to DEVNET_FILE (default ./devnet.json), so a newcomer can pay without internet. Same
+ * environment as `npm start`; set FACILITATOR_URL or SETTLER_PRIVATE_KEY to settle elsewhere.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startDevnet, type Devnet } from '../devnet/devnet.js';
 import { loadConfig } from '../config.js';
 import { log, setLogLevel } from '../log.js';
 import { startService } from '../service.js';
 import { startFixtureServer } from './fixture-server.js';
-
-// Anvil's first default account: a public test key, never a real recipient.
-const DEMO_PAY_TO = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 const fixtures = await startFixtureServer();
 const base = loadConfig(process.env);
@@ -20,14 +20,35 @@ mkdirSync(base.dataDir, { recursive: true });
 const overridesFile = join(base.dataDir, 'demo-sources.json');
 writeFileSync(overridesFile, JSON.stringify(fixtures.overrides, null, 2));
 
-const config = loadConfig({ PAY_TO_ADDRESS: DEMO_PAY_TO, ...process.env, WIRES_SOURCES: overridesFile, INGEST: '1' });
+let devnet: Devnet | null = null;
+const devnetFile = resolve(process.env.DEVNET_FILE || './devnet.json');
+const settlement: Record<string, string> = {};
+if (!base.settlement.facilitatorUrl && !base.settlement.settlerKey) {
+  devnet = await startDevnet();
+  writeFileSync(devnetFile, JSON.stringify(devnet.info(), null, 2) + '\n', { mode: 0o600 });
+  Object.assign(settlement, { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, BASE_RPC_URL: devnet.rpcUrl });
+}
+
+const config = loadConfig({ ...process.env, ...settlement, WIRES_SOURCES: overridesFile, INGEST: '1' });
 setLogLevel(config.logLevel);
 const service = await startService(config);
 await service.scheduler!.firstRun;
+const url = `http://localhost:${service.port}`;
 log.info('demo ready: every source is served from local fixtures', {
   fixtures: fixtures.url,
-  try: `curl 'http://localhost:${service.port}/news/preview?q=rate'`,
+  try: `curl '${url}/news/preview?q=rate'`,
+  ...(devnet
+    ? { devnet: devnetFile, pay: `curl -H "PAYMENT-SIGNATURE: $(node dist/scripts/sign-payment.js ${url}/cve/latest)" ${url}/cve/latest` }
+    : {}),
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => void service.stop().then(() => fixtures.close()).then(() => process.exit(0)));
+  process.on(signal, async () => {
+    await service.stop();
+    await fixtures.close();
+    if (devnet) {
+      await devnet.stop();
+      rmSync(devnetFile, { force: true });
+    }
+    process.exit(0);
+  });
 }

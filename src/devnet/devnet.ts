@@ -55,6 +55,10 @@ export interface DevnetOptions {
   fundUsd?: number;
   /** Seconds between blocks; 0 mines each transaction at once. */
   blockTime?: number;
+  /** anvil's port on 127.0.0.1; a free one when omitted (anvil itself cannot take port 0). */
+  port?: number;
+  /** The facilitator's port on 127.0.0.1; a free one when omitted. */
+  facilitatorPort?: number;
 }
 
 function account(index: number): Account {
@@ -77,11 +81,16 @@ function loadArtifacts(): Record<'DevUSDC' | 'Multicall', { deployedBytecode: He
   return JSON.parse(readFileSync(join(ROOT, 'contracts', 'artifacts.json'), 'utf8'));
 }
 
-async function startAnvil(blockTime: number, accounts: number): Promise<{ child: ChildProcess; rpcUrl: string }> {
-  const port = await freePort();
+async function startAnvil(blockTime: number, accounts: number, fixedPort?: number): Promise<{ child: ChildProcess; rpcUrl: string }> {
+  const port = fixedPort ?? (await freePort());
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(CHAIN_ID), '--accounts', String(accounts), '--silent'];
   if (blockTime > 0) args.push('--block-time', String(blockTime));
   const child = spawn(ANVIL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // If this process exits without stop() (process.exit, an uncaught exception), take anvil
+  // along rather than leave it listening. Nothing can do this after a SIGKILL.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const rpcUrl = `http://127.0.0.1:${port}`;
@@ -119,12 +128,18 @@ function facilitatorServer(rpcUrl: string, key: Hex): Server {
     if (req.method !== 'POST' || (req.url !== '/verify' && req.url !== '/settle')) return reply(404, { error: 'not found' });
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     req.on('data', (c: Buffer) => {
+      if (tooLarge) return;
       size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
+      if (size <= MAX_BODY) return void chunks.push(c);
+      tooLarge = true;
+      chunks.length = 0;
+      res.setHeader('connection', 'close');
+      reply(413, { error: `body exceeds ${MAX_BODY} bytes` });
     });
     req.on('end', async () => {
+      if (tooLarge) return;
       let body: { paymentPayload?: unknown; paymentRequirements?: unknown };
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -143,7 +158,7 @@ function facilitatorServer(rpcUrl: string, key: Hex): Server {
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const payerCount = opts.payers ?? 3;
-  const { child, rpcUrl } = await startAnvil(opts.blockTime ?? 0, 3 + payerCount);
+  const { child, rpcUrl } = await startAnvil(opts.blockTime ?? 0, 3 + payerCount, opts.port);
   const stopAnvil = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -175,7 +190,13 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     }
 
     const server = facilitatorServer(rpcUrl, facilitatorKey.privateKey);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.facilitatorPort ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     const facilitatorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const info: DevnetInfo = { rpcUrl, facilitatorUrl, chainId: CHAIN_ID, usdc: USDC_BASE, payTo, payers, settler };
