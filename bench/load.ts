@@ -1,11 +1,16 @@
 /**
  * A closed-loop HTTP load generator with microsecond latency resolution (autocannon and wrk
  * report whole milliseconds, too coarse for a sub-millisecond service). Runs in its own
- * process: `node load.js <url> <connections> <seconds>`, prints one JSON line.
+ * process: `node load.js <url> <connections> <seconds> [payments-file]`, prints one JSON
+ * line. With a payments file (one PAYMENT-SIGNATURE value per line), every request carries
+ * the next one, and the run ends when they are used up.
  */
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
-const [url, connectionsArg, secondsArg] = process.argv.slice(2);
+const [url, connectionsArg, secondsArg, paymentsFile] = process.argv.slice(2);
+const payments = paymentsFile ? readFileSync(paymentsFile, 'utf8').split('\n').filter(Boolean) : null;
+let nextPayment = 0;
 if (!url) throw new Error('usage: load.js <url> [connections] [seconds]');
 const connections = Number(connectionsArg ?? 10);
 const deadline = performance.now() + Number(secondsArg ?? 10) * 1000;
@@ -14,16 +19,23 @@ const pool = new Pool(target.origin, { connections, pipelining: 1 });
 const path = target.pathname + target.search;
 
 const latencies: number[] = [];
+/** The service's own time per request, from the envelope's took_ms. */
+const serverTimes: number[] = [];
+const TOOK = /"took_ms":([0-9.]+)/;
 let errors = 0;
 
 async function worker(): Promise<void> {
   while (performance.now() < deadline) {
+    if (payments && nextPayment >= payments.length) break;
+    const headers = payments ? { 'payment-signature': payments[nextPayment++]! } : undefined;
     const start = performance.now();
     try {
-      const res = await pool.request({ path, method: 'GET' });
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
+      const res = await pool.request({ path, method: 'GET', headers });
+      const text = await res.body.text();
       latencies.push(performance.now() - start);
+      if (res.statusCode !== 200) errors++;
+      const took = TOOK.exec(text);
+      if (took) serverTimes.push(Number(took[1]));
     } catch {
       errors++;
     }
@@ -32,7 +44,13 @@ async function worker(): Promise<void> {
 
 await Promise.all(Array.from({ length: connections }, worker));
 await pool.close();
-latencies.sort((a, b) => a - b);
-const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
-process.stdout.write(JSON.stringify({ requests: latencies.length, errors, p50: round(at(0.5)), p99: round(at(0.99)), p999: round(at(0.999)) }) + '\n');
+const quantile = (values: number[]) => {
+  values.sort((a, b) => a - b);
+  return (q: number) => round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN);
+};
+const at = quantile(latencies);
+const server = quantile(serverTimes);
+process.stdout.write(
+  JSON.stringify({ requests: latencies.length, errors, p50: at(0.5), p99: at(0.99), p999: at(0.999), server_p50: server(0.5), server_p99: server(0.99) }) + '\n',
+);

@@ -6,11 +6,14 @@
  * kept under `journal-archive/` (nothing is deleted) and the new one starts with the running
  * totals and the pending entries.
  *
- * Appends are group-committed: lines queued while a write + fdatasync is in flight go out
- * together in the next one, so many concurrent payments share one sync.
+ * Appends are group-committed on a writer thread (journal-writer.ts): lines posted while a
+ * write + fdatasync is in flight go out together in the next one, so concurrent payments
+ * share one sync. Outcome records need
+ * no sync of their own (a lost one only means the payment is resumed and found settled on
+ * chain): they ride along with the next sync, or a lazy one within a second.
  */
 import { mkdirSync, openSync, closeSync, fsyncSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { log } from '../log.js';
 import type { PaymentRequirements } from './offer.js';
@@ -90,13 +93,32 @@ export function readJournal(path: string): JournalState {
 }
 
 export class Journal {
-  private handle: FileHandle | null = null;
-  private queue: string[] = [];
-  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  private writing = false;
+  private readonly writer: Worker;
+  private seq = 0;
+  /** Sequence number → its waiter; acknowledged in order. */
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private notes = '';
+  private lazy: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(readonly path: string) {}
+  private constructor(readonly path: string) {
+    this.writer = new Worker(new URL('./journal-writer.js', import.meta.url), { workerData: { path } });
+    this.writer.on('message', (ack: { seq: number; error?: string }) => {
+      for (const [seq, w] of this.waiting) {
+        if (seq > ack.seq) break;
+        this.waiting.delete(seq);
+        if (ack.error) w.reject(new Error(ack.error));
+        else w.resolve();
+      }
+      if (ack.error) log.error('journal: write failed', { path: this.path, error: ack.error });
+    });
+    this.writer.on('error', (err) => {
+      log.error('journal: writer thread failed', { path: this.path, error: String(err) });
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+      this.closed = true;
+    });
+  }
 
   /** Reads the journal in `dir`, compacts it, and opens it for appending. */
   static async open(dir: string): Promise<{ journal: Journal; state: JournalState }> {
@@ -118,46 +140,48 @@ export class Journal {
       renameSync(tmp, path);
       syncFile(dir);
     }
-    const journal = new Journal(path);
-    journal.handle = await open(path, 'a');
-    return { journal, state };
+    return { journal: new Journal(path), state };
   }
 
   /** Appends a record; resolves once it is on disk. */
   append(rec: JournalRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
+    return this.post(this.takeNotes() + JSON.stringify(rec) + '\n');
+  }
+
+  /** Appends a record that needs no sync of its own: it reaches the disk with the next one. */
+  note(rec: JournalRecord): void {
+    if (this.closed) return;
+    this.notes += JSON.stringify(rec) + '\n';
+    this.lazy ??= setTimeout(() => {
+      this.lazy = null;
+      if (this.notes && !this.closed) this.post(this.takeNotes()).catch(() => {});
+    }, 1000);
+  }
+
+  /** Writes everything queued so far, then stops the writer thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.lazy) clearTimeout(this.lazy);
+    // Acknowledgements come in order: once this one is in, every earlier write is too.
+    await this.post(this.takeNotes()).catch(() => {});
+    this.closed = true;
+    this.writer.postMessage('close');
+    await new Promise((r) => this.writer.once('exit', r));
+  }
+
+  private post(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push(JSON.stringify(rec) + '\n');
-      this.waiters.push({ resolve, reject });
-      if (!this.writing) void this.flush();
+      const seq = ++this.seq;
+      this.waiting.set(seq, { resolve, reject });
+      this.writer.postMessage({ seq, text });
     });
   }
 
-  private async flush(): Promise<void> {
-    this.writing = true;
-    while (this.queue.length > 0) {
-      const text = this.queue.join('');
-      const waiters = this.waiters;
-      this.queue = [];
-      this.waiters = [];
-      try {
-        await this.handle!.write(text);
-        await this.handle!.datasync();
-        for (const w of waiters) w.resolve();
-      } catch (err) {
-        log.error('journal: write failed', { path: this.path, error: String(err) });
-        for (const w of waiters) w.reject(err as Error);
-      }
-    }
-    this.writing = false;
-  }
-
-  /** Waits for queued appends, then closes the file. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    while (this.writing || this.queue.length > 0) await new Promise((r) => setTimeout(r, 1));
-    this.closed = true;
-    await this.handle?.close();
+  private takeNotes(): string {
+    const text = this.notes;
+    this.notes = '';
+    return text;
   }
 }
 

@@ -69,6 +69,8 @@ interface Entry {
   produce: (() => Buffer) | null;
   attempts: number;
   retryTimer: NodeJS.Timeout | null;
+  /** Resolves when the outcome record is on disk (failures only). */
+  recorded: Promise<void> | null;
 }
 
 const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
@@ -76,6 +78,7 @@ const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const KEEP_AFTER_EXPIRY_MS = 60_000;
 const BALANCE_TTL_MS = 15_000;
 const MAX_RETRY_DELAY_MS = 30_000;
+const MAX_BACKGROUND = 8;
 
 const encode = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
 
@@ -90,6 +93,9 @@ export class Payments {
   private settledCount = 0;
   private failedCount = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly backlog: Entry[] = [];
+  private backlogHead = 0;
+  private running = 0;
   private readonly sweeper: NodeJS.Timeout;
   private stopped = false;
 
@@ -190,6 +196,7 @@ export class Payments {
       produce: null,
       attempts: 0,
       retryTimer: null,
+      recorded: null,
     };
   }
 
@@ -208,6 +215,7 @@ export class Payments {
     }
     const result = await this.attempt(entry);
     if (entry.state === 'failed') {
+      await entry.recorded;
       const [code, message] = result.kind === 'failed' ? [result.reason, result.message] : ['invalid_transaction_state', 'the authorization was already used on chain'];
       return refuse(402, code, `Settlement failed: ${message}. Nothing was charged.`);
     }
@@ -255,7 +263,7 @@ export class Payments {
       result = await this.opts.settler.settle(payment, { signal, uncertain: entry.uncertain }, (tx) => {
         entry.tx = tx;
         entry.uncertain = true;
-        void this.opts.journal.append({ t: 'submitted', id: entry.id, at: Date.now(), tx }).catch(() => {});
+        this.opts.journal.note({ t: 'submitted', id: entry.id, at: Date.now(), tx });
       });
     } catch (err) {
       result = { kind: 'unknown', message: String((err as Error)?.message ?? err) };
@@ -282,15 +290,43 @@ export class Payments {
     return result;
   }
 
+  /** Queues a background attempt, now or after a backoff that grows with each attempt. */
   private scheduleRetry(entry: Entry, delayMs = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** entry.attempts)): void {
     if (this.stopped || entry.state !== 'pending') return;
+    if (delayMs === 0) return this.enqueue(entry);
     if (entry.retryTimer) clearTimeout(entry.retryTimer);
     entry.retryTimer = setTimeout(() => {
       entry.retryTimer = null;
-      const p = this.attempt(entry);
-      this.inFlight.add(p);
-      void p.finally(() => this.inFlight.delete(p));
+      this.enqueue(entry);
     }, delayMs);
+  }
+
+  private enqueue(entry: Entry): void {
+    this.backlog.push(entry);
+    this.pump();
+  }
+
+  /**
+   * Background settlements run at most MAX_BACKGROUND at a time: a burst of optimistic calls
+   * becomes a steady stream the settler can absorb instead of thousands of requests at once
+   * that time out and retry. (Synchronous settlements do not queue: their callers wait.)
+   */
+  private pump(): void {
+    while (this.running < MAX_BACKGROUND && this.backlogHead < this.backlog.length && !this.stopped) {
+      const entry = this.backlog[this.backlogHead++]!;
+      if (entry.state !== 'pending') continue;
+      this.running++;
+      const p = this.attempt(entry).finally(() => {
+        this.running--;
+        this.inFlight.delete(p);
+        this.pump();
+      });
+      this.inFlight.add(p);
+    }
+    if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+      this.backlog.splice(0, this.backlogHead);
+      this.backlogHead = 0;
+    }
   }
 
   private finish(entry: Entry, state: 'settled' | 'failed', tx: string | null, reason?: string, message?: string): void {
@@ -301,11 +337,15 @@ export class Payments {
     const at = Date.now();
     if (state === 'settled') {
       this.settledCount++;
-      void this.opts.journal.append({ t: 'settled', id: entry.id, at, tx }).catch(() => {});
+      this.opts.journal.note({ t: 'settled', id: entry.id, at, tx });
     } else {
       this.failedCount++;
       log.warn('settlement failed', { id: entry.id, payer: entry.payer, reason, message, mode: entry.record.mode });
-      void this.opts.journal.append({ t: 'failed', id: entry.id, at, reason: reason ?? 'unknown' }).catch(() => {});
+      // Durable before the payer is told "nothing was charged": a failure lost in a crash
+      // would be retried after the restart and could then charge them.
+      entry.recorded = this.opts.journal.append({ t: 'failed', id: entry.id, at, reason: reason ?? 'unknown' }).catch((err) => {
+        log.error('journal: failure record not written', { id: entry.id, error: String(err) });
+      });
     }
   }
 

@@ -1,0 +1,99 @@
+/**
+ * Latency of a paid call in optimistic mode against a free preview of the same wire, same run
+ * (`npm run bench:pay-latency`). Every paid request carries a fresh authorization, so each
+ * one is verified (ECDSA recovery), journaled (fsync, group-committed) and settled in the
+ * background through the devnet's facilitator. Target: paid p99 within 1 ms of preview p99.
+ *
+ * The service runs in this process on core 0; the load generator and the devnet (anvil and
+ * the facilitator, another process) on core 1, so the chain's work is not the service's.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import type { DevnetInfo } from '../src/devnet/devnet.js';
+import { setLogLevel } from '../src/log.js';
+import { createIndexes, startService } from '../src/service.js';
+import { encodePayment, signPayment } from '../test/helpers/payments.js';
+import { seedAll } from '../test/helpers/sample-items.js';
+
+const CONNECTIONS = 4;
+const PAID_CALLS = 3000;
+const DURATION_SEC = 8;
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
+const DEVNET = fileURLToPath(new URL('../src/devnet/main.js', import.meta.url));
+
+interface Latency {
+  requests: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  /** The service's own time (the envelope's took_ms): request parsed to body ready. */
+  server_p50: number;
+  server_p99: number;
+}
+
+const pinned = process.env.BENCH_NO_PIN !== '1' && availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]).status === 0;
+const onCore1 = (args: string[]): [string, string[]] => (pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
+
+function load(url: string, paymentsFile?: string): Promise<Latency> {
+  const [cmd, args] = onCore1([LOAD, url, String(CONNECTIONS), String(DURATION_SEC), ...(paymentsFile ? [paymentsFile] : [])]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  return new Promise((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
+}
+
+setLogLevel('error');
+const dir = mkdtempSync(join(tmpdir(), 'wires-bench-pay-'));
+const devnetFile = join(dir, 'devnet.json');
+const [cmd, args] = onCore1([DEVNET]);
+const devnetProcess = spawn(cmd, args, { env: { ...process.env, DEVNET_FILE: devnetFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((resolve) => devnetProcess.stdout!.once('data', resolve));
+const devnet = JSON.parse(readFileSync(devnetFile, 'utf8')) as DevnetInfo;
+
+const wires = createIndexes();
+const now = Date.now();
+for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
+const config = loadConfig({
+  HOST: '127.0.0.1',
+  PORT: '0',
+  DATA_DIR: dir,
+  INGEST: '0',
+  PAY_TO_ADDRESS: devnet.payTo,
+  FACILITATOR_URL: devnet.facilitatorUrl,
+  SETTLEMENT: 'optimistic',
+  // One payer makes every call: lift the cap so all of them take the optimistic path.
+  OPTIMISTIC_MAX_UNSETTLED_USD: '1000',
+});
+const service = await startService(config, { wires });
+const base = `http://127.0.0.1:${service.port}`;
+
+// Pre-signed, as a bot would hold them: signing is the client's cost, not the server's.
+const payer = devnet.payers[0]!;
+const file = join(dir, 'payments.txt');
+const lines: string[] = [];
+for (let i = 0; i < PAID_CALLS + 200; i++) {
+  lines.push(encodePayment((await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })).payload));
+}
+writeFileSync(file, lines.slice(200).join('\n'));
+writeFileSync(join(dir, 'warm.txt'), lines.slice(0, 200).join('\n'));
+
+const preview = `${base}/cve/preview?q=vulnerability`;
+const paid = `${base}/cve/latest?q=vulnerability&limit=3`;
+await load(preview); // warm-up
+await load(paid, join(dir, 'warm.txt'));
+const free = await load(preview);
+const pay = await load(paid, file);
+const health = ((await (await fetch(`${base}/health`)).json()) as { x402: { settlement: unknown } }).x402.settlement;
+
+console.log(pinned ? 'service on core 0; load generator and devnet on core 1' : 'not pinned (needs 2 cores and taskset)');
+console.table({ preview: free, 'paid (optimistic)': pay });
+console.log(`server-side: paid p99 - preview p99 = ${(pay.server_p99 - free.server_p99).toFixed(3)} ms (target < 1 ms); p50 difference ${(pay.server_p50 - free.server_p50).toFixed(3)} ms`);
+console.log(`at the client: paid p99 - preview p99 = ${(pay.p99 - free.p99).toFixed(3)} ms; p50 difference ${(pay.p50 - free.p50).toFixed(3)} ms`);
+console.log('settlement state at the end:', JSON.stringify(health));
+await service.stop();
+devnetProcess.kill('SIGTERM');
