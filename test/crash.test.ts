@@ -27,7 +27,7 @@ before(async () => {
 after(() => devnet?.stop());
 
 /** Starts the real service; resolves with its port once it listens. */
-function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
+function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number; logs: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN], {
       env: {
@@ -48,7 +48,7 @@ function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number
       const m = /"msg":"listening".*?"port":(\d+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, port: Number(m[1]) });
+        resolve({ child, port: Number(m[1]), logs: () => stderr });
       }
     });
     child.once('exit', (code) => reject(new Error(`service exited (${code}): ${stderr}`)));
@@ -114,8 +114,8 @@ test('SIGKILL with paid calls in flight: after a restart every accepted authoriz
     const end = Date.now() + 20_000;
     while ((await health()).pending > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     const h = await health();
-    assert.equal(h.pending, 0);
-    assert.equal(h.failed, 0);
+    assert.equal(h.pending, 0, second.logs());
+    assert.equal(h.failed, 0, second.logs());
     assert.equal(h.settled, acceptedBefore.size);
   } finally {
     second.child.kill('SIGTERM');

@@ -161,7 +161,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const { child, rpcUrl } = await startAnvil(opts.blockTime ?? 0, 3 + payerCount, opts.port);
   const stopAnvil = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const kill = setTimeout(() => child.kill('SIGKILL'), 2000);
       child.once('exit', () => {
         clearTimeout(kill);

@@ -278,7 +278,11 @@ export class Payments {
         else this.finish(entry, 'failed', null, 'invalid_transaction_state', 'the authorization was already used on chain');
         break;
       case 'failed':
-        this.finish(entry, 'failed', null, result.reason, result.message);
+        // After an uncertain attempt, a refusal may only reflect that attempt racing in (a
+        // facilitator simulating against a nonce being used). Ask again until the
+        // authorization expires: by then the nonce state is final.
+        if (entry.uncertain && Date.now() / 1000 < entry.validBefore) this.scheduleRetry(entry);
+        else this.finish(entry, 'failed', null, result.reason, result.message);
         break;
       case 'unknown':
         entry.uncertain = true;
