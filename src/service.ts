@@ -8,6 +8,7 @@ import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catal
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, type RunningServer } from './http/server.js';
+import { buildRouteRuntimes } from './http/route-runtime.js';
 import { loadUws, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
@@ -167,6 +168,7 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? []),
     payments: pay?.payments ?? null,
+    runtimes: buildRouteRuntimes(config, wires, pay !== null),
   };
   const server: RunningServer = await listen(createApp(deps), deps);
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });

@@ -7,32 +7,26 @@
  * 404 and 405 are decided in one place and every route shares the same error handling.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
+import { REDIRECTS } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { buildOpenApi } from '../docs/openapi.js';
 import { buildLlmsText } from '../docs/llms.js';
 import { buildPriceList } from '../docs/price-list.js';
 import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
-import { buildOffer, failedSettlementHeader, paymentErrorBody, type Offer } from '../pay/offer.js';
+import { handleMcp, MAX_MCP_BODY } from '../mcp/endpoint.js';
+import { failedSettlementHeader, paymentErrorBody, type Offer } from '../pay/offer.js';
 import { readPaymentHeader } from '../pay/payment-header.js';
 import type { Outcome, Payments } from '../pay/payments.js';
-import type { Hit, SearchQuery } from '../search/item.js';
-import { serializeEnvelope } from './envelope.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
-import { compileRouteParser, type ParseResult, type RouteParams } from './params.js';
+import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
-
-/** What the front end needs from a wire's index. */
-export interface WireReader {
-  search(q: SearchQuery, now: number): Hit[];
-}
 
 export interface ServerDeps {
   config: Readonly<Config>;
   uws: LoadedUws;
-  /** Wire id → its index. */
-  wires: ReadonlyMap<string, WireReader>;
+  /** Route path → what serving it takes. */
+  runtimes: ReadonlyMap<string, RouteRuntime>;
   /** Builds the /health record. */
   health: () => object;
   /** Builds the /sources list. */
@@ -51,6 +45,7 @@ type Handler = (res: HttpResponse, req: HttpRequest, method: Method) => void;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ALLOW = 'GET, HEAD, OPTIONS';
+const SERVICE_VERSION = '0.1.0';
 /** Headers a browser-based client needs to run the x402 handshake across origins. */
 const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
 /** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
@@ -93,33 +88,14 @@ function staticHandler(body: string, contentType: string, cacheSeconds = 60): Ha
   return (res, _req, method) => send(res, method, 200, buffer, contentType, headers);
 }
 
-/** What an authorization pays for: the route and its normalised parameters. */
-export function requestKey(path: string, p: RouteParams): string {
-  return `${path} ${JSON.stringify([p.q, p.filter ?? null, p.since, p.limit])}`;
-}
-
-function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handler {
-  const parse: (raw: string) => ParseResult = compileRouteParser(route);
-  const wire = deps.wires.get(route.wire.id);
-  if (!wire) throw new Error(`no index for wire ${route.wire.id}`);
-  const isState = route.def.q === 'state';
+function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
+  const { route, parse, run, offer } = rt;
   const previewHeaders = [['Cache-Control', 'no-store']] as const;
   const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.paymentsProblem}). The free preview ${route.previewPath} still works.`, {
     details: { preview: route.previewPath },
   });
   const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']] as const) : [];
   const payments = deps.payments;
-
-  const run = (p: RouteParams, startedAt: number): string => {
-    const now = Date.now();
-    const query: SearchQuery = { sinceMs: now - p.sinceWindowMs, limit: p.limit };
-    if (p.q !== null) {
-      if (isState) query.state = p.q;
-      else query.q = p.q;
-    }
-    if (p.filter !== undefined) query.filter = p.filter;
-    return serializeEnvelope(p.q, p.since, wire.search(query, now), now, startedAt, route.withSummary);
-  };
 
   const refuse402 = (res: HttpResponse, method: Method, reason: string, message: string) => {
     const body = paymentErrorBody(route, offer!.requirements.payTo, reason, message);
@@ -128,7 +104,8 @@ function wireHandler(route: Route, deps: ServerDeps, offer: Offer | null): Handl
 
   const answer = (res: HttpResponse, outcome: Outcome) => {
     if (outcome.kind === 'paid') {
-      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], ['PAYMENT-RESPONSE', outcome.paymentResponse]]);
+      const settlement = Buffer.from(JSON.stringify(outcome.settlement)).toString('base64');
+      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], ['PAYMENT-RESPONSE', settlement]]);
     } else if (outcome.status === 402) {
       refuse402(res, 'get', outcome.code, outcome.message);
     } else {
@@ -174,10 +151,9 @@ function buildHandlers(deps: ServerDeps): Map<string, Handler> {
   const { config } = deps;
   const handlers = new Map<string, Handler>();
   const offers = new Map<string, Offer>();
-  for (const route of ROUTES) {
-    const offer = route.kind === 'paid' && config.payTo && deps.payments ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
-    if (offer) offers.set(route.path, offer);
-    handlers.set(route.path, wireHandler(route, deps, offer));
+  for (const [path, rt] of deps.runtimes) {
+    if (rt.offer) offers.set(path, rt.offer);
+    handlers.set(path, wireHandler(rt, deps));
   }
   for (const [from, to] of REDIRECTS) {
     handlers.set(from, (res, req, method) => {
@@ -212,8 +188,52 @@ const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is a
 const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'Only GET and HEAD are supported on this route.');
 const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; the request was not charged.');
 
+const MCP_METHODS = apiError(405, 'method_not_allowed', 'POST /mcp speaks MCP (JSON-RPC over Streamable HTTP, JSON responses, no event stream); GET /mcp returns the catalogue.');
+
+/** POST /mcp: reads the body under a cap, answers the JSON-RPC message. */
+function mcpHandler(deps: ServerDeps) {
+  const mcp = { runtimes: deps.runtimes, payments: deps.payments, version: SERVICE_VERSION };
+  return (res: HttpResponse, req: HttpRequest): void => {
+    const length = Number(req.getHeader('content-length') || 0);
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const answer = (status: number, body: string | null) => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus(body === null ? '202 Accepted' : (STATUS_TEXT[status] ?? String(status)));
+        res.writeHeader('Access-Control-Allow-Origin', '*');
+        if (body === null) return void res.endWithoutBody();
+        res.writeHeader('Content-Type', JSON_TYPE);
+        res.end(body);
+      });
+    };
+    const tooLarge = () => answer(413, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body over ${MAX_MCP_BODY} bytes` } }));
+    if (length > MAX_MCP_BODY) return tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (size > MAX_MCP_BODY) return;
+      size += chunk.byteLength;
+      if (size > MAX_MCP_BODY) return tooLarge();
+      // uWS reuses the chunk's memory after this callback: copy it.
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (!isLast) return;
+      handleMcp(Buffer.concat(chunks).toString('utf8'), mcp).then(
+        (r) => answer(r.status, r.body),
+        (err) => {
+          log.error('mcp call failed', { error: String((err as Error)?.stack ?? err) });
+          answer(500, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+        },
+      );
+    });
+  };
+}
+
 export function createApp(deps: ServerDeps): TemplatedApp {
   const handlers = buildHandlers(deps);
+  const mcpPost = mcpHandler(deps);
   const app = deps.uws.uws.App();
   app.any('/*', (res, req) => {
     let method: Method = 'get';
@@ -223,18 +243,22 @@ export function createApp(deps: ServerDeps): TemplatedApp {
       const m = req.getMethod().toLowerCase();
       const url = req.getUrl();
       const q = url.indexOf('?');
-      const handler = handlers.get(q === -1 ? url : url.slice(0, q));
+      const path = q === -1 ? url : url.slice(0, q);
+      const handler = handlers.get(path);
       if (m === 'options') {
         res.writeStatus(STATUS_TEXT[204]!);
         res.writeHeader('Access-Control-Allow-Origin', '*');
         res.writeHeader('Access-Control-Allow-Methods', ALLOW);
-        res.writeHeader('Access-Control-Allow-Headers', 'PAYMENT-SIGNATURE, X-PAYMENT, PAYMENT, Content-Type');
+        res.writeHeader('Access-Control-Allow-Headers', 'PAYMENT-SIGNATURE, X-PAYMENT, PAYMENT, Content-Type, Mcp-Protocol-Version');
         res.writeHeader('Access-Control-Max-Age', '600');
         res.endWithoutBody();
         return;
       }
       if (m === 'head') method = 'head';
       if (!handler) return sendError(res, method, NOT_FOUND);
+      if (path === '/mcp' && m !== 'get' && m !== 'head') return m === 'post' ? mcpPost(res, req) : sendError(res, method, MCP_METHODS);
+      // Streamable HTTP clients GET /mcp for a server-sent event stream; this server opens none.
+      if (path === '/mcp' && (req.getHeader('accept') || '').includes('text/event-stream')) return sendError(res, method, MCP_METHODS);
       if (m !== 'get' && m !== 'head') return sendError(res, method, METHOD_NOT_ALLOWED);
       handler(res, req, method);
     } catch (err) {

@@ -68,7 +68,12 @@ export function readPaymentHeader(value: string): PaymentIntake {
   } catch {
     return { kind: 'malformed', message: 'payment header does not decode to JSON' };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'malformed', message: 'payment header is not a JSON object' };
+  return readPaymentPayload(json, 'payment header');
+}
+
+/** Checks a decoded payment (from a header, or MCP's `_meta["x402/payment"]`). */
+export function readPaymentPayload(json: unknown, where = 'payment'): PaymentIntake {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'malformed', message: `${where} is not a JSON object` };
   const version = (json as { x402Version?: unknown }).x402Version;
   if (version !== 2) {
     return { kind: 'rejected', reason: 'invalid_x402_version', message: `x402Version ${JSON.stringify(version) ?? 'missing'} is not supported; pay with x402 v2` };

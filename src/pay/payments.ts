@@ -22,7 +22,8 @@ import { verifyPayment } from './verify.js';
 export type SettlementMode = 'sync' | 'optimistic';
 
 export type Outcome =
-  | { kind: 'paid'; body: Buffer; paymentResponse: string }
+  /** `settlement` is the x402 SettlementResponse (PAYMENT-RESPONSE, or MCP's x402/payment-response). */
+  | { kind: 'paid'; body: Buffer; settlement: object }
   | { kind: 'refused'; status: 400 | 402 | 409 | 503; code: string; message: string };
 
 /** Reads a payer's on-chain USDC balance (atomic units); used by optimistic mode. */
@@ -79,8 +80,6 @@ const KEEP_AFTER_EXPIRY_MS = 60_000;
 const BALANCE_TTL_MS = 15_000;
 const MAX_RETRY_DELAY_MS = 30_000;
 const MAX_BACKGROUND = 8;
-
-const encode = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
 
 export class Payments {
   private readonly entries = new Map<string, Entry>();
@@ -231,7 +230,7 @@ export class Payments {
       body = entry.produce!();
       this.keepBody(entry, body);
     }
-    return { kind: 'paid', body, paymentResponse: encode(this.settlementResponse(entry)) };
+    return { kind: 'paid', body, settlement: this.settlementResponse(entry) };
   }
 
   /** x402 SettlementResponse; a settlement still under way says so in `extra`. */

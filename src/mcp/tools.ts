@@ -1,0 +1,44 @@
+/**
+ * MCP tools, derived from the catalogue: one per route. A preview route is a free tool; a
+ * paid route is a tool paid per call with x402 (`_meta["x402/payment"]`). Input schemas are
+ * the routes' TypeBox parameter schemas, with each filter as a plain string enum.
+ */
+import { ROUTES, type Route } from '../catalog/index.js';
+import { routeParamDocs } from '../http/params.js';
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false };
+}
+
+/** `/edgar/filings` → `edgar_filings`, `/news/preview` → `news_preview`. */
+export function toolName(route: Route): string {
+  return route.path.slice(1).replace(/[^a-z0-9]+/g, '_');
+}
+
+function toolDef(route: Route): ToolDef {
+  const properties: Record<string, object> = {};
+  const required: string[] = [];
+  for (const doc of routeParamDocs(route)) {
+    // JSON round trip drops TypeBox's symbol keys; filters become `enum`, which more clients read than `anyOf` of consts.
+    const schema =
+      doc.name === route.wire.filter.name ? { type: 'string', enum: route.wire.filter.values } : (JSON.parse(JSON.stringify(doc.schema)) as object);
+    properties[doc.name] = { ...schema, description: doc.description };
+    if (doc.required) required.push(doc.name);
+  }
+  const cost =
+    route.kind === 'paid'
+      ? `Costs ${route.def.price} USD per call, paid with x402 (USDC on Base) in _meta["x402/payment"]; without it the result is the payment offer. Free top 3: ${toolName({ ...route, path: route.previewPath } as Route)}.`
+      : `Free: the top ${route.def.maxLimit} results.`;
+  return {
+    name: toolName(route),
+    title: route.def.summary,
+    description: `${route.wire.description} ${cost}`,
+    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+  };
+}
+
+export const TOOLS: readonly ToolDef[] = ROUTES.map(toolDef);
+export const ROUTE_BY_TOOL: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [toolName(r), r]));
