@@ -3,7 +3,7 @@
  * nonce states for resolving uncertain settlements. The chain is always given an explicit
  * RPC URL, never viem's public default.
  */
-import { createPublicClient, defineChain, http, parseAbi, type PublicClient } from 'viem';
+import { createPublicClient, defineChain, http, parseAbi, type Chain, type PublicClient } from 'viem';
 import { USDC_BASE } from './offer.js';
 import { CHAIN_ID } from './verify.js';
 
@@ -13,7 +13,7 @@ export const USDC_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 
-export function baseChain(rpcUrl: string) {
+export function baseChain(rpcUrl: string): Chain {
   return defineChain({
     id: CHAIN_ID,
     name: 'Base',

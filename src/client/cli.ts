@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * `wires`: the service from a terminal.
+ *
+ *   wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
+ *   wires health | prices
+ *
+ * Pays with WALLET_PRIVATE_KEY when it is set (within MAX_PRICE_PER_CALL_USD and
+ * MAX_SPEND_USD, after checking the offer against the published price list); otherwise
+ * shows the free preview and says so. WIRES_URL names the service (default
+ * http://localhost:4021).
+ */
+import { WIRES, type WireDef } from '../catalog/index.js';
+import { WiresClient, WiresError, type Envelope } from './client.js';
+import { clientFromEnv } from './env.js';
+
+const USAGE = `usage: wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
+       wires health | prices
+wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`;
+
+class UsageError extends Error {}
+
+interface Parsed {
+  wire: WireDef;
+  path: string;
+  params: Record<string, string>;
+  preview: boolean;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Parsed | { command: 'health' | 'prices'; json: boolean } {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') throw new UsageError(USAGE);
+  const json = rest.includes('--json');
+  if (name === 'health' || name === 'prices') return { command: name, json };
+  // A wire id, or another paid route by name (headlines).
+  const wire = WIRES.find((w) => w.id === name) ?? WIRES.find((w) => w.paid.some((r) => r.path === `/${name}`));
+  if (!wire) throw new UsageError(`unknown wire "${name}"; wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`);
+  const route = wire.paid.find((r) => r.path === `/${name}`) ?? wire.paid[0]!;
+  const params: Record<string, string> = {};
+  let preview = false;
+  const options = ['since', 'limit', wire.filter.name];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === '--json') continue;
+    if (arg === '--preview') {
+      preview = true;
+      continue;
+    }
+    if (arg.startsWith('--')) {
+      const key = arg.slice(2);
+      if (!options.includes(key)) throw new UsageError(`unknown option --${key} for ${name}; options: ${options.map((o) => '--' + o).join(', ')}, --preview, --json`);
+      const value = rest[++i];
+      if (value === undefined) throw new UsageError(`--${key} needs a value`);
+      if (key === wire.filter.name && !wire.filter.values.includes(value)) {
+        throw new UsageError(`invalid --${key} "${value}"; allowed: ${wire.filter.values.join(', ')}`);
+      }
+      params[key] = value;
+    } else if (route.q !== 'none' && params.q === undefined) {
+      params.q = arg;
+    } else {
+      throw new UsageError(`unexpected argument "${arg}"\n${USAGE}`);
+    }
+  }
+  if (route.qRequired && params.q === undefined && !preview) throw new UsageError(`${name} needs search terms: wires ${name} "rate cut"`);
+  return { wire, path: route.path, params, preview, json };
+}
+
+const tty = process.stdout.isTTY === true;
+const paint = (code: string, s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+function age(minutes: number): string {
+  if (minutes < 60) return `${minutes}m`;
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)}h`;
+  return `${Math.floor(minutes / 1440)}d`;
+}
+
+function table(env: Envelope): string {
+  if (env.articles.length === 0) return 'no results';
+  const width = Math.max(40, (process.stdout.columns || 120) - 60);
+  return env.articles
+    .map((a) => {
+      const title = a.title.length > width ? a.title.slice(0, width - 1) + '…' : a.title;
+      return `${paint('2', age(a.age_minutes).padStart(4))}  ${paint('36', String(a.source).slice(0, 18).padEnd(18))}  ${paint('1', title)}\n${' '.repeat(26)}${paint('2', a.url)}`;
+    })
+    .join('\n');
+}
+
+async function main(): Promise<number> {
+  const parsed = parseArgs(process.argv.slice(2));
+  const client: WiresClient = clientFromEnv();
+  if ('command' in parsed) {
+    const value = parsed.command === 'health' ? await client.health() : Object.fromEntries(await client.prices());
+    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    return 0;
+  }
+  const { wire, params, json } = parsed;
+  let path = parsed.path;
+  if (parsed.preview || !client.canPay) {
+    if (!parsed.preview) process.stderr.write(`no WALLET_PRIVATE_KEY: showing the free preview (top 3) of ${wire.id}\n`);
+    path = wire.preview.path;
+    delete params.limit;
+    if (wire.preview.q === 'none') delete params.q;
+  }
+  const result = await client.call(path, params);
+  if (json) process.stdout.write(JSON.stringify(result.envelope, null, 2) + '\n');
+  else process.stdout.write(table(result.envelope) + '\n');
+  if (result.paidUsd > 0) {
+    const tx = result.settlement?.transaction || 'settlement pending';
+    process.stderr.write(`paid ${result.paidUsd} USD (${tx}); spent this run: ${client.spentUsd} USD\n`);
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(err.message + '\n');
+      return process.exit(2);
+    }
+    if (err instanceof WiresError) {
+      const allowed = err.details.allowed as string[] | undefined;
+      process.stderr.write(`wires: ${err.message}${allowed ? `\nallowed: ${allowed.join(', ')}` : ''}\n`);
+      return process.exit(1);
+    }
+    process.stderr.write(`wires: ${(err as Error)?.message ?? err}\n`);
+    process.exit(1);
+  },
+);

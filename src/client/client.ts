@@ -1,0 +1,229 @@
+/**
+ * A small client for the service, used by the `wires` CLI and the `wires-mcp` stdio server
+ * and importable by a bot: typed wires and filters, free previews, and paid calls that sign
+ * the x402 authorization themselves, within spending limits.
+ *
+ * Before signing, every offer is compared with the service's published price list
+ * (`/.well-known/x402`) and with the limits; a mismatch or an over-limit call is refused
+ * without signing. The private key never appears in an error or a log line.
+ */
+import { randomBytes } from 'node:crypto';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { WIRES, type Route, ROUTES } from '../catalog/index.js';
+import type { WireFilters, WireId } from './wires.gen.js';
+
+export type { WireFilters, WireId } from './wires.gen.js';
+
+export interface Article {
+  title: string;
+  url: string;
+  source: string;
+  /** The value of the wire's filter this item belongs to. */
+  category: string;
+  published: string;
+  age_minutes: number;
+  relevance: number;
+  summary?: string;
+  [field: string]: unknown;
+}
+
+export interface Envelope {
+  query: string | null;
+  since: string;
+  count: number;
+  took_ms: number;
+  freshest: string | null;
+  articles: Article[];
+}
+
+export interface WireParams {
+  q?: string;
+  since?: string;
+  limit?: number;
+}
+
+export interface CallResult {
+  envelope: Envelope;
+  /** USD paid for this call; 0 for a preview. */
+  paidUsd: number;
+  route: string;
+  /** The x402 SettlementResponse of a paid call. */
+  settlement?: { success: boolean; transaction: string; network: string; payer?: string; extra?: Record<string, unknown> };
+}
+
+export interface ClientOptions {
+  /** The service, e.g. http://localhost:4021. */
+  url: string;
+  /** Pays paid calls when set (0x + 64 hex digits). */
+  privateKey?: string;
+  /** Refuses offers above this price per call (default 0.01). */
+  maxPricePerCallUsd?: number;
+  /** Refuses calls that would take this process's spend above this (default 1). */
+  maxSpendUsd?: number;
+  fetch?: typeof fetch;
+}
+
+/** A call the client refused before signing anything, or the service refused. */
+export class WiresError extends Error {
+  override name = 'WiresError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+interface Offer {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: { name: string; version: string };
+}
+
+const TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+const atomicToUsd = (amount: string) => Number(amount) / 1e6;
+
+export class WiresClient {
+  readonly url: string;
+  private readonly account: PrivateKeyAccount | null;
+  private readonly maxPrice: number;
+  private readonly maxSpend: number;
+  private readonly http: typeof fetch;
+  private spent = 0;
+  private priceList: Promise<Map<string, Offer>> | null = null;
+
+  constructor(opts: ClientOptions) {
+    this.url = opts.url.replace(/\/$/, '');
+    this.http = opts.fetch ?? fetch;
+    this.maxPrice = opts.maxPricePerCallUsd ?? 0.01;
+    this.maxSpend = opts.maxSpendUsd ?? 1;
+    if (opts.privateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(opts.privateKey)) {
+      throw new WiresError('invalid_key', 'the wallet private key must be 0x followed by 64 hex digits');
+    }
+    this.account = opts.privateKey ? privateKeyToAccount(opts.privateKey as `0x${string}`) : null;
+  }
+
+  /** The paying address, or null without a key. */
+  get address(): string | null {
+    return this.account?.address ?? null;
+  }
+
+  /** USD spent by this client so far. */
+  get spentUsd(): number {
+    return this.spent;
+  }
+
+  get canPay(): boolean {
+    return this.account !== null;
+  }
+
+  /** Calls a wire: paid when a key is set (unless `preview`), else its free top-3 preview. */
+  wire<W extends WireId>(wire: W, params: WireParams & WireFilters[W] = {}, opts: { preview?: boolean } = {}): Promise<CallResult> {
+    const def = WIRES.find((w) => w.id === wire);
+    if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
+    const path = opts.preview || !this.account ? def.preview.path : def.paid[0]!.path;
+    return this.call(path, params as Record<string, string | number>);
+  }
+
+  /** Calls a route by path, paying if it is a paid one. */
+  async call(path: string, params: Record<string, string | number | undefined> = {}): Promise<CallResult> {
+    const route = ROUTES.find((r) => r.path === path);
+    if (!route) throw new WiresError('unknown_route', `unknown route ${path}`);
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.append(k, String(v));
+    const target = `${this.url}${path}${qs.size ? '?' + qs : ''}`;
+    const first = await this.http(target);
+    if (first.status === 200) return { envelope: (await first.json()) as Envelope, paidUsd: 0, route: path };
+    if (first.status !== 402) throw await serviceError(first);
+    return this.pay(route, target, first);
+  }
+
+  private async pay(route: Route, target: string, first: Response): Promise<CallResult> {
+    const body = (await first.json().catch(() => ({}))) as { error?: { message?: string } };
+    if (!this.account) throw new WiresError('payment_required', `${route.path} costs ${route.def.price} USD per call; set a wallet key to pay, or use the preview ${route.previewPath}`);
+    const required = JSON.parse(Buffer.from(first.headers.get('payment-required') ?? '', 'base64').toString('utf8') || '{}') as { accepts?: Offer[]; resource?: unknown };
+    const offer = required.accepts?.find((a) => a.scheme === 'exact' && a.network === 'eip155:8453');
+    if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${route.path}: ${body.error?.message ?? ''}`.trim());
+    await this.checkOffer(route.path, offer);
+    const payload = await this.sign(offer, required.resource);
+    const paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') } });
+    if (paid.status !== 200) throw await serviceError(paid);
+    const priceUsd = atomicToUsd(offer.amount);
+    this.spent += priceUsd;
+    const settlement = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
+    return { envelope: (await paid.json()) as Envelope, paidUsd: priceUsd, route: route.path, settlement };
+  }
+
+  /** Refuses (before any signature) an offer that is not the published price or is over a limit. */
+  async checkOffer(path: string, offer: Offer): Promise<void> {
+    const listed = (await this.prices()).get(path);
+    if (!listed || JSON.stringify(listed) !== JSON.stringify(offer)) {
+      throw new WiresError('price_mismatch', `the offer for ${path} differs from the service's published price list (/.well-known/x402); not signing`);
+    }
+    const price = atomicToUsd(offer.amount);
+    if (price > this.maxPrice) throw new WiresError('over_price_limit', `${path} costs ${price} USD, above the limit of ${this.maxPrice} USD per call`);
+    if (this.spent + price > this.maxSpend + 1e-9) {
+      throw new WiresError('over_spend_limit', `paying ${price} USD would take this session's spend to ${(this.spent + price).toFixed(3)} USD, above the limit of ${this.maxSpend} USD`);
+    }
+  }
+
+  /** The published price list: path → the offer a client should see. */
+  prices(): Promise<Map<string, Offer>> {
+    this.priceList ??= this.http(`${this.url}/.well-known/x402`)
+      .then((r) => r.json() as Promise<{ routes: { path: string; accepts: Offer[] }[] }>)
+      .then((list) => new Map(list.routes.map((r) => [r.path, r.accepts[0]!])))
+      .catch((err) => {
+        this.priceList = null;
+        throw new WiresError('no_price_list', `cannot read ${this.url}/.well-known/x402: ${(err as Error).message}`);
+      });
+    return this.priceList;
+  }
+
+  async health(): Promise<unknown> {
+    return (await this.http(`${this.url}/health`)).json();
+  }
+
+  private async sign(offer: Offer, resource: unknown): Promise<object> {
+    const validBefore = Math.floor(Date.now() / 1000) + offer.maxTimeoutSeconds;
+    const authorization = {
+      from: this.account!.address,
+      to: offer.payTo as `0x${string}`,
+      value: offer.amount,
+      validAfter: '0',
+      validBefore: String(validBefore),
+      nonce: `0x${randomBytes(32).toString('hex')}` as `0x${string}`,
+    };
+    const signature = await this.account!.signTypedData({
+      domain: { name: offer.extra.name, version: offer.extra.version, chainId: Number(offer.network.split(':')[1]), verifyingContract: offer.asset as `0x${string}` },
+      types: TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { ...authorization, value: BigInt(offer.amount), validAfter: 0n, validBefore: BigInt(validBefore) },
+    });
+    return { x402Version: 2, resource, accepted: offer, payload: { signature, authorization } };
+  }
+}
+
+async function serviceError(res: Response): Promise<WiresError> {
+  const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; param?: string; allowed?: string[] } } | null;
+  const e = body?.error;
+  return new WiresError(e?.code ?? `http_${res.status}`, e?.message ?? `the service answered ${res.status}`, {
+    status: res.status,
+    ...(e?.param ? { param: e.param } : {}),
+    ...(e?.allowed ? { allowed: e.allowed } : {}),
+  });
+}

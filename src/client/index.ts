@@ -1,0 +1,3 @@
+/** The client module: `import { WiresClient } from 'wires-service'`. */
+export { WiresClient, WiresError, type Article, type CallResult, type ClientOptions, type Envelope, type WireParams } from './client.js';
+export type { WireFilters, WireId } from './wires.gen.js';

@@ -1,0 +1,165 @@
+/**
+ * The client kit against a live service on the devnet: the `wires` CLI run as a real process,
+ * the `wires-mcp` stdio server driven by the official MCP client's stdio transport, and the
+ * importable client module. Paid calls are checked on the chain.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { WiresClient, WiresError } from '../src/client/index.js';
+import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
+import { baseChain, USDC_ABI } from '../src/pay/chain.js';
+import { USDC_BASE } from '../src/pay/offer.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+const CLI = fileURLToPath(new URL('../src/client/cli.js', import.meta.url));
+const STDIO = fileURLToPath(new URL('../src/client/mcp-stdio.js', import.meta.url));
+let devnet: Devnet;
+let svc: TestService;
+let chain: PublicClient;
+
+before(async () => {
+  devnet = await startDevnet({ payers: 3 });
+  svc = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl });
+  chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+});
+after(async () => {
+  await svc?.stop();
+  await devnet?.stop();
+});
+
+const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
+
+function wires(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, WIRES_URL: svc.base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('wires CLI', () => {
+  test('without a key it shows the preview as a table, and says so', async () => {
+    const { code, stdout, stderr } = await wires(['cve', '--src', 'cisa']);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /no WALLET_PRIVATE_KEY: showing the free preview/);
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.length, 6, 'three results, two lines each');
+    assert.match(lines[1]!, /https?:\/\//);
+  });
+
+  test('--json prints the envelope', async () => {
+    const { code, stdout } = await wires(['news', 'markets', '--category', 'markets', '--preview', '--json']);
+    assert.equal(code, 0);
+    const env = JSON.parse(stdout);
+    assert.ok(env.count > 0 && env.count <= 3);
+    for (const a of env.articles) assert.equal(a.category, 'markets');
+  });
+
+  test('with a key it pays once on chain and prints the data', async () => {
+    const payer = devnet.payers[0]!;
+    const before = await balance(payer.address);
+    const { code, stdout, stderr } = await wires(['edgar', '--form', '8-k', '--limit', '5', '--json'], { WALLET_PRIVATE_KEY: payer.privateKey });
+    assert.equal(code, 0, stderr);
+    assert.ok(JSON.parse(stdout).count <= 5);
+    assert.match(stderr, /paid 0\.01 USD \(0x[0-9a-f]{64}\)/);
+    assert.equal((await balance(payer.address)) - before, -10_000n);
+    assert.equal(stderr.includes(payer.privateKey.slice(2)), false, 'the key never appears');
+  });
+
+  test('clear errors: unknown wire, bad filter value, missing q, over the price limit (nothing signed)', async () => {
+    const unknown = await wires(['nope']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown wire "nope"; wires: news, edgar/);
+    const badFilter = await wires(['cve', '--src', 'nope']);
+    assert.equal(badFilter.code, 2);
+    assert.match(badFilter.stderr, /allowed: cisa, ubuntu, msrc, debian, zdi/);
+    const noQ = await wires(['news'], { WALLET_PRIVATE_KEY: devnet.payers[1]!.privateKey });
+    assert.equal(noQ.code, 2);
+    assert.match(noQ.stderr, /needs search terms/);
+    const payer = devnet.payers[1]!;
+    const before = await balance(payer.address);
+    const limited = await wires(['edgar'], { WALLET_PRIVATE_KEY: payer.privateKey, MAX_PRICE_PER_CALL_USD: '0.005' });
+    assert.equal(limited.code, 1);
+    assert.match(limited.stderr, /above the limit of 0\.005 USD per call/);
+    assert.equal(await balance(payer.address), before);
+  });
+});
+
+describe('wires-mcp over stdio', () => {
+  async function connect(env: Record<string, string>): Promise<Client> {
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO], env: { PATH: process.env.PATH!, WIRES_URL: svc.base, ...env }, stderr: 'pipe' }));
+    return client;
+  }
+  const texts = (r: any) => (r.content as { text: string }[]).map((c) => c.text).join('\n');
+
+  test('a paid tool settles on the devnet; an over-limit one falls back to the preview without paying', async () => {
+    const payer = devnet.payers[2]!;
+    const client = await connect({ WALLET_PRIVATE_KEY: payer.privateKey, MAX_SPEND_USD: '0.015' });
+    try {
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'edgar_filings'));
+      const before = await balance(payer.address);
+      const paid = await client.callTool({ name: 'edgar_filings', arguments: { form: '8-k' } });
+      assert.match(texts(paid), /Paid 0\.01 USD \(0x[0-9a-f]{64}\)/);
+      assert.equal(((paid._meta as any)['x402/payment-response']).success, true);
+      assert.equal((await balance(payer.address)) - before, -10_000n);
+      // 0.01 more would take the session to 0.02 USD, over MAX_SPEND_USD.
+      const refused = await client.callTool({ name: 'edgar_filings', arguments: { form: '8-k' } });
+      assert.match(texts(refused), /Payment not made: .*above the limit of 0\.015 USD\. Showing the free preview/);
+      assert.ok(JSON.parse((refused.content as { text: string }[])[1]!.text).count <= 3);
+      assert.equal((await balance(payer.address)) - before, -10_000n);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a tampered price list makes it refuse to sign', async () => {
+    // A proxy in front of the service that advertises a lower price than the offers carry.
+    const proxy: Server = createServer(async (req, res) => {
+      const upstream = await fetch(svc.base + req.url, { headers: req.headers as Record<string, string> });
+      let body = Buffer.from(await upstream.arrayBuffer());
+      if (req.url === '/.well-known/x402') {
+        const list = JSON.parse(body.toString());
+        for (const r of list.routes) r.accepts[0].amount = '1';
+        body = Buffer.from(JSON.stringify(list));
+      }
+      const headers: Record<string, string> = {};
+      upstream.headers.forEach((v, k) => k !== 'content-length' && k !== 'content-encoding' && (headers[k] = v));
+      res.writeHead(upstream.status, headers).end(body);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const payer = devnet.payers[2]!;
+    const client = await connect({ WALLET_PRIVATE_KEY: payer.privateKey, WIRES_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+    try {
+      const before = await balance(payer.address);
+      const result = await client.callTool({ name: 'cve_latest', arguments: {} });
+      assert.match(texts(result), /differs from the service's published price list/);
+      assert.equal(await balance(payer.address), before);
+    } finally {
+      await client.close();
+      proxy.close();
+    }
+  });
+});
+
+describe('client module', () => {
+  test('typed wire calls: previews without a key, and errors that carry the allowed values', async () => {
+    const client = new WiresClient({ url: svc.base });
+    const result = await client.wire('cve', { src: 'cisa' });
+    assert.equal(result.paidUsd, 0);
+    assert.equal(result.route, '/cve/preview');
+    assert.ok(result.envelope.articles.every((a) => a.category === 'cisa'));
+    await assert.rejects(client.call('/cve/preview', { src: 'nope' }), (err: WiresError) => err.code === 'invalid_parameter' && (err.details.allowed as string[]).includes('cisa'));
+    assert.throws(() => new WiresClient({ url: svc.base, privateKey: 'not-a-key' }), /64 hex digits/);
+  });
+});
