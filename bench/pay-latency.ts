@@ -6,6 +6,7 @@
  *
  * The service runs in this process on core 0; the load generator and the devnet (anvil and
  * the facilitator, another process) on core 1, so the chain's work is not the service's.
+ * BENCH_NO_PIN=1 runs everything unpinned.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
