@@ -20,6 +20,7 @@ import { startTestService, type TestService } from './helpers/service.js';
 
 const CLI = fileURLToPath(new URL('../src/client/cli.js', import.meta.url));
 const STDIO = fileURLToPath(new URL('../src/client/mcp-stdio.js', import.meta.url));
+const SIGN = fileURLToPath(new URL('../scripts/sign-payment.js', import.meta.url));
 let devnet: Devnet;
 let svc: TestService;
 let chain: PublicClient;
@@ -36,9 +37,9 @@ after(async () => {
 
 const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
 
-function wires(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function wires(args: string[], env: Record<string, string> = {}, bin = CLI): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, WIRES_URL: svc.base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, WIRES_URL: svc.base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -149,6 +150,19 @@ describe('wires-mcp over stdio', () => {
       await client.close();
       proxy.close();
     }
+  });
+});
+
+describe('sign-payment script (curl)', () => {
+  test('prints a header that pays for exactly one call', async () => {
+    const payer = devnet.payers[0]!;
+    const url = `${svc.base}/cve/latest?src=cisa`;
+    const before = await balance(payer.address);
+    const { code, stdout, stderr } = await wires([url], { WALLET_PRIVATE_KEY: payer.privateKey }, SIGN);
+    assert.equal(code, 0, stderr);
+    const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': stdout.trim() } });
+    assert.equal(res.status, 200);
+    assert.equal((await balance(payer.address)) - before, -5000n);
   });
 });
 

@@ -9,7 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { WIRES, type Route, ROUTES } from '../catalog/index.js';
+import { ROUTES, WIRES, type Route } from '../catalog/index.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../pay/eip3009.js';
 import type { WireFilters, WireId } from './wires.gen.js';
 
 export type { WireFilters, WireId } from './wires.gen.js';
@@ -85,17 +86,6 @@ interface Offer {
   extra: { name: string; version: string };
 }
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-
 const atomicToUsd = (amount: string) => Number(amount) / 1e6;
 
 export class WiresClient {
@@ -154,6 +144,29 @@ export class WiresClient {
   }
 
   private async pay(route: Route, target: string, first: Response): Promise<CallResult> {
+    const { header, offer } = await this.authorize(route, first);
+    const paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': header } });
+    if (paid.status !== 200) throw await serviceError(paid);
+    const priceUsd = atomicToUsd(offer.amount);
+    this.spent += priceUsd;
+    const settlement = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
+    return { envelope: (await paid.json()) as Envelope, paidUsd: priceUsd, route: route.path, settlement };
+  }
+
+  /**
+   * A PAYMENT-SIGNATURE value for one call of `url` (a paid route with its query), after the
+   * same checks as a paid call. For tools that send the request themselves (curl).
+   */
+  async paymentHeader(url: string): Promise<string> {
+    const route = ROUTES.find((r) => r.path === new URL(url).pathname);
+    if (!route) throw new WiresError('unknown_route', `unknown route ${new URL(url).pathname}`);
+    const first = await this.http(url);
+    if (first.status !== 402) throw new WiresError('not_payable', `${url} answered ${first.status}, not 402`);
+    return (await this.authorize(route, first)).header;
+  }
+
+  /** Reads the 402's offer, checks it, and signs an authorization for exactly its price. */
+  private async authorize(route: Route, first: Response): Promise<{ header: string; offer: Offer }> {
     const body = (await first.json().catch(() => ({}))) as { error?: { message?: string } };
     if (!this.account) throw new WiresError('payment_required', `${route.path} costs ${route.def.price} USD per call; set a wallet key to pay, or use the preview ${route.previewPath}`);
     const required = JSON.parse(Buffer.from(first.headers.get('payment-required') ?? '', 'base64').toString('utf8') || '{}') as { accepts?: Offer[]; resource?: unknown };
@@ -161,12 +174,7 @@ export class WiresClient {
     if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${route.path}: ${body.error?.message ?? ''}`.trim());
     await this.checkOffer(route.path, offer);
     const payload = await this.sign(offer, required.resource);
-    const paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') } });
-    if (paid.status !== 200) throw await serviceError(paid);
-    const priceUsd = atomicToUsd(offer.amount);
-    this.spent += priceUsd;
-    const settlement = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
-    return { envelope: (await paid.json()) as Envelope, paidUsd: priceUsd, route: route.path, settlement };
+    return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), offer };
   }
 
   /** Refuses (before any signature) an offer that is not the published price or is over a limit. */
@@ -210,7 +218,7 @@ export class WiresClient {
     };
     const signature = await this.account!.signTypedData({
       domain: { name: offer.extra.name, version: offer.extra.version, chainId: Number(offer.network.split(':')[1]), verifyingContract: offer.asset as `0x${string}` },
-      types: TYPES,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: BigInt(offer.amount), validAfter: 0n, validBefore: BigInt(validBefore) },
     });

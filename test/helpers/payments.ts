@@ -10,16 +10,8 @@ import type { PaymentPayload } from '../../src/pay/payment-header.js';
 import { PAY_TO } from './service.js';
 
 export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_BASE } as const;
-export const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+export { TRANSFER_WITH_AUTHORIZATION_TYPES as TRANSFER_TYPES } from '../../src/pay/eip3009.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES as TRANSFER_TYPES } from '../../src/pay/eip3009.js';
 
 export function offerFor(amount: string, payTo: string = PAY_TO): PaymentRequirements {
   return { scheme: 'exact', network: NETWORK, amount, asset: USDC_BASE, payTo, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } };
