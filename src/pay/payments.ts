@@ -103,16 +103,12 @@ export class Payments {
     this.sweeper.unref();
   }
 
-  get mode(): SettlementMode {
-    return this.opts.mode;
-  }
-
   /** Takes the journal's pending payments and settles them in the background. */
   resume(pending: PendingPayment[], totals: { settled: number; failed: number }): void {
     this.settledCount += totals.settled;
     this.failedCount += totals.failed;
     for (const p of pending) {
-      const entry = this.entryFor(p.record, p.record.requestKey);
+      const entry = this.entryFor(p.record);
       entry.tx = p.tx;
       // Whatever happened before the restart, a used nonce now means it settled.
       entry.uncertain = true;
@@ -128,7 +124,7 @@ export class Payments {
     const { payload } = req;
     const auth = payload.payload.authorization;
     const id = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
-    const fingerprint = [auth.to, auth.value, auth.validAfter, auth.validBefore, payload.payload.signature].join('|').toLowerCase();
+    const fingerprint = fingerprintOf(payload);
 
     const paymentId = readPaymentId(payload);
     if (paymentId === false) {
@@ -165,8 +161,7 @@ export class Payments {
       payload,
       requirements: req.requirements,
     };
-    const entry = this.entryFor(record, req.requestKey);
-    entry.fingerprint = fingerprint;
+    const entry = this.entryFor(record);
     entry.produce = req.produce;
     // Registered before the first await: a concurrent copy finds it and shares its outcome.
     this.entries.set(id, entry);
@@ -175,12 +170,12 @@ export class Payments {
     return entry.outcome;
   }
 
-  private entryFor(record: AcceptedRecord, requestKey: string): Entry {
+  private entryFor(record: AcceptedRecord): Entry {
     const auth = record.payload.payload.authorization;
     return {
       id: record.id,
-      fingerprint: [auth.to, auth.value, auth.validAfter, auth.validBefore, record.payload.payload.signature].join('|').toLowerCase(),
-      requestKey,
+      fingerprint: fingerprintOf(record.payload),
+      requestKey: record.requestKey,
       payer: record.payer,
       amount: BigInt(record.amount),
       validBefore: Number(auth.validBefore),
@@ -442,6 +437,12 @@ export class Payments {
     await this.opts.settler.close();
     await this.opts.journal.close();
   }
+}
+
+/** Everything an authorization binds besides (payer, nonce): a repeat must match it exactly. */
+function fingerprintOf(payload: PaymentPayload): string {
+  const a = payload.payload.authorization;
+  return [a.to, a.value, a.validAfter, a.validBefore, payload.payload.signature].join('|').toLowerCase();
 }
 
 function refuse(status: 400 | 402 | 409 | 503, code: string, message: string): Outcome {
