@@ -27,7 +27,7 @@ before(async () => {
 after(() => devnet?.stop());
 
 /** Starts the real service; resolves with its port once it listens. */
-function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number; logs: () => string }> {
+function startMain(dataDir: string, mode: 'sync' | 'optimistic'): Promise<{ child: ChildProcess; port: number; logs: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN], {
       env: {
@@ -38,6 +38,9 @@ function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number
         DATA_DIR: dataDir,
         PAY_TO_ADDRESS: devnet.payTo,
         FACILITATOR_URL: devnet.facilitatorUrl,
+        SETTLEMENT: mode,
+        // Every call of the one payer takes the optimistic path.
+        OPTIMISTIC_MAX_UNSETTLED_USD: '1',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -73,73 +76,75 @@ function journalLines(dataDir: string): any[] {
   return lines;
 }
 
-test('SIGKILL with paid calls in flight: after a restart every accepted authorization settles exactly once', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wires-crash-'));
-  const payer = devnet.payers[0]!;
-  const payments = await Promise.all(Array.from({ length: 40 }, () => signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })));
-  const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
-  const [payer0, payTo0] = [await balance(payer.address), await balance(devnet.payTo)];
+for (const mode of ['sync', 'optimistic'] as const) {
+  test(`${mode}: SIGKILL with paid calls in flight, and after a restart every accepted authorization settles exactly once`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wires-crash-'));
+    const payer = devnet.payers[0]!;
+    const payments = await Promise.all(Array.from({ length: 40 }, () => signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })));
+    const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
+    const [payer0, payTo0] = [await balance(payer.address), await balance(devnet.payTo)];
 
-  const first = await startMain(dataDir);
-  const delivered = new Set<string>();
-  let killed = false;
-  const calls = payments.map(({ payload }, i) =>
-    // Spread the calls out a little so the kill lands among them, not after them.
-    new Promise((r) => setTimeout(r, i * 3)).then(() =>
-      fetch(`http://127.0.0.1:${first.port}/cve/latest`, { headers: { 'PAYMENT-SIGNATURE': encodePayment(payload) } }).then(
-        async (res) => {
-          if (res.status === 200) delivered.add(payload.payload.authorization.nonce);
-          if (!killed && delivered.size >= 5) {
-            killed = true;
-            first.child.kill('SIGKILL');
-          }
-        },
-        () => {},
+    const first = await startMain(dataDir, mode);
+    const delivered = new Set<string>();
+    let killed = false;
+    const calls = payments.map(({ payload }, i) =>
+      // Spread the calls out a little so the kill lands among them, not after them.
+      new Promise((r) => setTimeout(r, i * 3)).then(() =>
+        fetch(`http://127.0.0.1:${first.port}/cve/latest`, { headers: { 'PAYMENT-SIGNATURE': encodePayment(payload) } }).then(
+          async (res) => {
+            if (res.status === 200) delivered.add(payload.payload.authorization.nonce);
+            if (!killed && delivered.size >= 5) {
+              killed = true;
+              first.child.kill('SIGKILL');
+            }
+          },
+          () => {},
+        ),
       ),
-    ),
-  );
-  await Promise.all(calls);
-  if (!killed) first.child.kill('SIGKILL');
-  await new Promise((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r)));
-
-  const linesBefore = journalLines(dataDir);
-  const acceptedBefore = new Set(linesBefore.filter((l) => l.t === 'accepted').map((l) => l.payload.payload.authorization.nonce));
-  for (const nonce of delivered) assert.ok(acceptedBefore.has(nonce), 'data is released only after the journal has the authorization');
-  const settledBefore = linesBefore.filter((l) => l.t === 'settled').length;
-  assert.ok(settledBefore < acceptedBefore.size, `the kill landed with settlements in flight (${settledBefore} of ${acceptedBefore.size} settled)`);
-
-  const second = await startMain(dataDir);
-  try {
-    const health = async () => ((await (await fetch(`http://127.0.0.1:${second.port}/health`)).json()) as any).x402.settlement;
-    const end = Date.now() + 20_000;
-    while ((await health()).pending > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-    const h = await health();
-    assert.equal(h.pending, 0, second.logs());
-    assert.equal(h.failed, 0, second.logs());
-    assert.equal(h.settled, acceptedBefore.size);
-  } finally {
-    second.child.kill('SIGTERM');
-    await new Promise((r) => second.child.once('exit', r));
-  }
-
-  const lines = journalLines(dataDir);
-  const accepted = lines.filter((l) => l.t === 'accepted');
-  const ids = new Set(accepted.map((l) => l.id));
-  for (const id of ids) {
-    const outcomes = lines.filter((l) => l.id === id && (l.t === 'settled' || l.t === 'failed'));
-    assert.deepEqual(
-      outcomes.map((o) => o.t),
-      ['settled'],
-      `${id}: one outcome`,
     );
-  }
-  // The chain agrees: every accepted nonce is used, no other one is.
-  for (const { payload } of payments) {
-    const auth = payload.payload.authorization;
-    const used = await chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'authorizationState', args: [auth.from as `0x${string}`, auth.nonce as `0x${string}`] });
-    assert.equal(used, acceptedBefore.has(auth.nonce), auth.nonce);
-  }
-  const n = BigInt(acceptedBefore.size);
-  assert.equal((await balance(payer.address)) - payer0, -5000n * n);
-  assert.equal((await balance(devnet.payTo)) - payTo0, 5000n * n);
-});
+    await Promise.all(calls);
+    if (!killed) first.child.kill('SIGKILL');
+    await new Promise((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r)));
+
+    const linesBefore = journalLines(dataDir);
+    const acceptedBefore = new Set(linesBefore.filter((l) => l.t === 'accepted').map((l) => l.payload.payload.authorization.nonce));
+    for (const nonce of delivered) assert.ok(acceptedBefore.has(nonce), 'data is released only after the journal has the authorization');
+    const settledBefore = linesBefore.filter((l) => l.t === 'settled').length;
+    assert.ok(settledBefore < acceptedBefore.size, `the kill landed with settlements in flight (${settledBefore} of ${acceptedBefore.size} settled)`);
+
+    const second = await startMain(dataDir, mode);
+    try {
+      const health = async () => ((await (await fetch(`http://127.0.0.1:${second.port}/health`)).json()) as any).x402.settlement;
+      const end = Date.now() + 20_000;
+      while ((await health()).pending > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      const h = await health();
+      assert.equal(h.pending, 0, second.logs());
+      assert.equal(h.failed, 0, second.logs());
+      assert.equal(h.settled, acceptedBefore.size);
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+
+    const lines = journalLines(dataDir);
+    const accepted = lines.filter((l) => l.t === 'accepted');
+    const ids = new Set(accepted.map((l) => l.id));
+    for (const id of ids) {
+      const outcomes = lines.filter((l) => l.id === id && (l.t === 'settled' || l.t === 'failed'));
+      assert.deepEqual(
+        outcomes.map((o) => o.t),
+        ['settled'],
+        `${id}: one outcome`,
+      );
+    }
+    // The chain agrees: every accepted nonce is used, no other one is.
+    for (const { payload } of payments) {
+      const auth = payload.payload.authorization;
+      const used = await chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'authorizationState', args: [auth.from as `0x${string}`, auth.nonce as `0x${string}`] });
+      assert.equal(used, acceptedBefore.has(auth.nonce), auth.nonce);
+    }
+    const n = BigInt(acceptedBefore.size);
+    assert.equal((await balance(payer.address)) - payer0, -5000n * n);
+    assert.equal((await balance(devnet.payTo)) - payTo0, 5000n * n);
+  });
+}

@@ -144,5 +144,22 @@ describe('journal', () => {
     assert.equal(archived.length, 1);
     assert.match(readFileSync(join(dir, 'journal-archive', archived[0]!), 'utf8'), /"id":"a"/);
   });
+
+  test('a written record is in the file before its sync, as a service restarted after a crash would read it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-journal-'));
+    const { journal } = await Journal.open(dir);
+    journal.write(record('d'));
+    const synced = journal.sync();
+    assert.deepEqual(
+      readJournal(join(dir, JOURNAL_FILE)).pending.map((p) => p.record.id),
+      ['d'],
+    );
+    await synced;
+    journal.note({ t: 'settled', id: 'd', at: 1, tx: '0xdd' });
+    assert.equal(readJournal(join(dir, JOURNAL_FILE)).settled, 1, 'notes are written at once too');
+    await journal.close();
+    assert.throws(() => journal.write(record('e')), /closed/);
+    await assert.rejects(journal.append(record('e')), /closed/);
+  });
 });
 

@@ -1,23 +1,25 @@
 /**
- * The payment journal: an append-only file of JSON lines in DATA_DIR. An accepted
- * authorization is appended and fsynced before its data is released; settlement outcomes are
- * appended as they arrive. At start the journal is read back, every accepted authorization
- * without an outcome is handed back as pending, and the file is compacted: the old one is
- * kept under `journal-archive/` (nothing is deleted) and the new one starts with the running
- * totals and the pending entries.
+ * The payment journal: an append-only file of JSON lines in DATA_DIR. Every accepted
+ * authorization is written before its data is released, and on disk before any settlement
+ * of it is submitted; settlement outcomes are written as they arrive. At start the journal is
+ * read back, every accepted authorization without an outcome is handed back as pending, and
+ * the file is compacted: the old one is kept under `journal-archive/` (nothing is deleted)
+ * and the new one starts with the running totals and the pending entries.
  *
- * Appends are group-committed on a writer thread (journal-writer.ts): lines posted while a
- * write + fdatasync is in flight go out together in the next one, so concurrent payments
- * share one sync. Outcome records need
- * no sync of their own (a lost one only means the payment is resumed and found settled on
- * chain): they ride along with the next sync, or a lazy one within a second.
+ * Records are written on the serving thread (a few microseconds into the page cache, where
+ * they survive a crash of the service) and made durable by a sync thread (journal-sync.ts)
+ * with group commit: sync requests posted while an fdatasync is in flight share the next
+ * one. Outcome records need no sync of their own (a lost one only means the payment is
+ * resumed and found settled on chain): they reach the disk with the next sync, at the
+ * latest a second later.
  */
-import { mkdirSync, openSync, closeSync, fsyncSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, fsyncSync, readFileSync, renameSync, writeFileSync, writeSync, existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { log } from '../log.js';
 import type { PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
+import type { SyncAck, SyncRequest } from './journal-sync.js';
 
 export interface AcceptedRecord {
   t: 'accepted';
@@ -93,27 +95,31 @@ export function readJournal(path: string): JournalState {
 }
 
 export class Journal {
-  private readonly writer: Worker;
+  /** Opened for appending on the serving thread: a record written here is in the OS at once. */
+  private readonly fd: number;
+  private readonly syncer: Worker;
   private seq = 0;
-  /** Sequence number → its waiter; acknowledged in order. */
+  /** Sync request → its waiter; acknowledged in order. */
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
-  private notes = '';
+  /** A write failed part-way: the next record starts on a new line, so only the torn one is unreadable. */
+  private torn = false;
   private lazy: NodeJS.Timeout | null = null;
   private closed = false;
 
   private constructor(readonly path: string) {
-    this.writer = new Worker(new URL('./journal-writer.js', import.meta.url), { workerData: { path } });
-    this.writer.on('message', (ack: { seq: number; error?: string }) => {
+    this.fd = openSync(path, 'a');
+    this.syncer = new Worker(new URL('./journal-sync.js', import.meta.url), { workerData: { path } });
+    this.syncer.on('message', (msg: SyncAck) => {
       for (const [seq, w] of this.waiting) {
-        if (seq > ack.seq) break;
+        if (seq > msg.seq) break;
         this.waiting.delete(seq);
-        if (ack.error) w.reject(new Error(ack.error));
+        if (msg.error) w.reject(new Error(msg.error));
         else w.resolve();
       }
-      if (ack.error) log.error('journal: write failed', { path: this.path, error: ack.error });
+      if (msg.error) log.error('journal: sync failed', { path: this.path, error: msg.error });
     });
-    this.writer.on('error', (err) => {
-      log.error('journal: writer thread failed', { path: this.path, error: String(err) });
+    this.syncer.on('error', (err) => {
+      log.error('journal: sync thread failed', { path: this.path, error: String(err) });
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
       this.closed = true;
@@ -138,50 +144,74 @@ export class Journal {
       syncFile(tmp);
       renameSync(path, join(archive, `payments-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`));
       renameSync(tmp, path);
-      syncFile(dir);
+    } else {
+      writeFileSync(path, '');
     }
+    syncFile(dir);
     return { journal: new Journal(path), state };
   }
 
-  /** Appends a record; resolves once it is on disk. */
-  append(rec: JournalRecord): Promise<void> {
+  /**
+   * Writes a record to the journal file. Once this returns, the record survives a crash of
+   * the service (it is in the OS), not yet one of the machine: that takes sync(). Throws
+   * when the write fails.
+   */
+  write(rec: JournalRecord): void {
+    if (this.closed) throw new Error('journal is closed');
+    const bytes = Buffer.from((this.torn ? '\n' : '') + JSON.stringify(rec) + '\n');
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+      this.torn = false;
+    } catch (err) {
+      this.torn = true;
+      throw err;
+    }
+  }
+
+  /** Resolves once every record written so far is on disk. */
+  sync(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
-    return this.post(this.takeNotes() + JSON.stringify(rec) + '\n');
-  }
-
-  /** Appends a record that needs no sync of its own: it reaches the disk with the next one. */
-  note(rec: JournalRecord): void {
-    if (this.closed) return;
-    this.notes += JSON.stringify(rec) + '\n';
-    this.lazy ??= setTimeout(() => {
-      this.lazy = null;
-      if (this.notes && !this.closed) this.post(this.takeNotes()).catch(() => {});
-    }, 1000);
-  }
-
-  /** Writes everything queued so far, then stops the writer thread. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    if (this.lazy) clearTimeout(this.lazy);
-    // Acknowledgements come in order: once this one is in, every earlier write is too.
-    await this.post(this.takeNotes()).catch(() => {});
-    this.closed = true;
-    this.writer.postMessage('close');
-    await new Promise((r) => this.writer.once('exit', r));
-  }
-
-  private post(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const seq = ++this.seq;
       this.waiting.set(seq, { resolve, reject });
-      this.writer.postMessage({ seq, text });
+      this.syncer.postMessage(seq satisfies SyncRequest);
     });
   }
 
-  private takeNotes(): string {
-    const text = this.notes;
-    this.notes = '';
-    return text;
+  /** Writes a record and resolves once it is on disk. */
+  append(rec: JournalRecord): Promise<void> {
+    try {
+      this.write(rec);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.sync();
+  }
+
+  /** Writes a record that needs no sync of its own: it reaches the disk with the next one, at the latest a second later. */
+  note(rec: JournalRecord): void {
+    if (this.closed) return;
+    try {
+      this.write(rec);
+    } catch (err) {
+      log.error('journal: record not written', { path: this.path, t: rec.t, error: String(err) });
+      return;
+    }
+    this.lazy ??= setTimeout(() => {
+      this.lazy = null;
+      if (!this.closed) this.sync().catch(() => {});
+    }, 1000);
+  }
+
+  /** Syncs everything written so far, then stops the sync thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.lazy) clearTimeout(this.lazy);
+    await this.sync().catch(() => {});
+    this.closed = true;
+    closeSync(this.fd);
+    this.syncer.postMessage('close' satisfies SyncRequest);
+    await new Promise((r) => this.syncer.once('exit', r));
   }
 }
 

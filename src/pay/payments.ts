@@ -4,8 +4,8 @@
  * adapters over `authorize`).
  *
  * An authorization buys one call. It is identified by (payer, nonce):
- * - the first time it is seen it is verified locally (about 0.1 ms), journaled (fsync) and
- *   settled, synchronously or in the background depending on the mode;
+ * - the first time it is seen it is verified locally (about 0.15 ms), journaled and settled,
+ *   synchronously or in the background depending on the mode;
  * - seen again for the same request (a client retrying after a lost response, or concurrent
  *   copies) it shares the first one's outcome: the same data, charged once, computed once;
  * - seen for another request, or with different fields under the same nonce, it is refused
@@ -195,18 +195,38 @@ export class Payments {
   }
 
   private async accept(entry: Entry, mode: SettlementMode): Promise<Outcome> {
+    let durable: Promise<void>;
     try {
-      await this.opts.journal.append(entry.record);
+      this.opts.journal.write(entry.record);
+      durable = this.opts.journal.sync();
     } catch {
-      // Not recorded, so not accepted: forget it and let the client try again later.
-      this.entries.delete(entry.id);
-      return refuse(503, 'payments_unavailable', 'The payment could not be recorded; nothing was charged. Try again shortly.');
+      return this.unrecorded(entry);
     }
-    this.addUnsettled(entry.payer, entry.amount);
     if (mode === 'optimistic') {
-      this.scheduleRetry(entry, 0);
+      // Released as soon as the record is written, which survives a crash of the service;
+      // the disk sync follows (group commit, a fraction of a millisecond) and settlement
+      // waits for it. A crash of the whole machine in between can lose the record: the
+      // operator is then not paid for that call (the risk this mode takes anyway, bounded by
+      // the per-payer cap); no payer is charged for data they did not get.
+      this.addUnsettled(entry.payer, entry.amount);
+      durable.then(
+        () => this.scheduleRetry(entry, 0),
+        (err) => {
+          // The data is out: settling is still right, even unrecorded.
+          log.error('journal: accepted payment not synced; settling anyway', { id: entry.id, error: String(err) });
+          this.scheduleRetry(entry, 0);
+        },
+      );
       return this.release(entry);
     }
+    try {
+      await durable;
+    } catch {
+      // The record may still reach the disk later: mark it so a restart does not settle it.
+      this.opts.journal.note({ t: 'failed', id: entry.id, at: Date.now(), reason: 'unrecorded' });
+      return this.unrecorded(entry);
+    }
+    this.addUnsettled(entry.payer, entry.amount);
     const result = await this.attempt(entry);
     if (entry.state === 'failed') {
       await entry.recorded;
@@ -216,6 +236,12 @@ export class Payments {
     // Settled, or outcome unknown: then the payer may already be charged, so the data is
     // released and the settlement is resolved in the background (never charged without data).
     return this.release(entry);
+  }
+
+  /** Not recorded, so not accepted: forgotten, and the client may try again later. */
+  private unrecorded(entry: Entry): Outcome {
+    this.entries.delete(entry.id);
+    return refuse(503, 'payments_unavailable', 'The payment could not be recorded; nothing was charged. Try again shortly.');
   }
 
   /** The data and the settlement as it stands (a transaction hash, or pending). */
