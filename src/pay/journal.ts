@@ -122,7 +122,9 @@ export class Journal {
       log.error('journal: sync thread failed', { path: this.path, error: String(err) });
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
+      // Without its sync thread nothing written could be made durable: stop taking records.
       this.closed = true;
+      closeSync(this.fd);
     });
   }
 
@@ -158,9 +160,14 @@ export class Journal {
    */
   write(rec: JournalRecord): void {
     if (this.closed) throw new Error('journal is closed');
-    const bytes = Buffer.from((this.torn ? '\n' : '') + JSON.stringify(rec) + '\n');
+    const text = (this.torn ? '\n' : '') + JSON.stringify(rec) + '\n';
     try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+      // A string is written without a Buffer of our own; a short write (a full disk) finishes from one.
+      const done = writeSync(this.fd, text);
+      if (done < Buffer.byteLength(text)) {
+        const bytes = Buffer.from(text);
+        for (let at = done; at < bytes.length; ) at += writeSync(this.fd, bytes, at);
+      }
       this.torn = false;
     } catch (err) {
       this.torn = true;
