@@ -9,7 +9,8 @@
  * and the devnet (anvil and the facilitator). That is a serving thread with a core of its
  * own, as on a machine with cores to spare; sharing one core with its helpers, it waits
  * behind them for whole scheduler time slices (BENCH_PIN=shared measures that).
- * BENCH_PIN=none runs everything unpinned.
+ * BENCH_PIN=none runs everything unpinned. OPTIMISTIC_RELEASE=synced measures the release
+ * after the disk sync instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -78,6 +79,7 @@ const config = loadConfig({
   PAY_TO_ADDRESS: devnet.payTo,
   FACILITATOR_URL: devnet.facilitatorUrl,
   SETTLEMENT: 'optimistic',
+  OPTIMISTIC_RELEASE: process.env.OPTIMISTIC_RELEASE ?? 'written',
   // One payer makes every call: lift the cap so all of them take the optimistic path.
   OPTIMISTIC_MAX_UNSETTLED_USD: '1000',
 });

@@ -48,6 +48,8 @@ export interface SettlementConfig {
   rpcUrl: string | null;
   /** Per payer, atomic USDC units: unsettled value above which optimistic calls settle synchronously. */
   optimisticMaxUnsettled: bigint;
+  /** Optimistic mode: data leaves once the accepted authorization is written to the journal, or once it is synced to disk. */
+  optimisticRelease: 'written' | 'synced';
   /** Deadline of one settlement attempt (facilitator call or transaction). */
   settleTimeoutSec: number;
 }
@@ -76,6 +78,11 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'FACILITATOR_URL', default: '', doc: 'x402 facilitator that settles payments (`POST /settle`, checked with `GET /supported` at start).' },
   { env: 'SETTLER_PRIVATE_KEY', default: '', doc: 'Settle with this wallet instead of a facilitator (it pays the gas); needs BASE_RPC_URL.', secret: true },
   { env: 'BASE_RPC_URL', default: '', doc: 'Base JSON-RPC URL: required with SETTLER_PRIVATE_KEY; with a facilitator it enables balance checks and on-chain nonce checks.' },
+  {
+    env: 'OPTIMISTIC_RELEASE',
+    default: 'written',
+    doc: 'Optimistic mode: release the data once the accepted authorization is `written` to the journal (it survives a crash of the service) or `synced` to disk (it also survives a crash of the machine; adds a disk sync to every paid call).',
+  },
   { env: 'OPTIMISTIC_MAX_UNSETTLED_USD', default: '0.05', doc: 'Optimistic mode: per-payer unsettled value above which calls settle synchronously.' },
   { env: 'SETTLE_TIMEOUT_SEC', default: '10', doc: 'Deadline of one settlement attempt; an unanswered one is retried in the background.' },
   { env: 'INGEST', default: '1', doc: 'Set to 0 to serve without polling (only what the snapshot holds).' },
@@ -175,6 +182,8 @@ function loadSettlement(get: (name: string) => string, int: (name: string, min: 
   const key = get('SETTLER_PRIVATE_KEY');
   // The key's value never appears in an error message.
   if (key && !/^0x[0-9a-fA-F]{64}$/.test(key)) throw new ConfigError('SETTLER_PRIVATE_KEY must be 0x followed by 64 hex digits');
+  const release = get('OPTIMISTIC_RELEASE');
+  if (release !== 'written' && release !== 'synced') throw new ConfigError(`OPTIMISTIC_RELEASE must be written or synced, got "${release}"`);
   const capText = get('OPTIMISTIC_MAX_UNSETTLED_USD');
   if (!/^\d+(\.\d{1,6})?$/.test(capText)) throw new ConfigError(`OPTIMISTIC_MAX_UNSETTLED_USD must be a decimal USD amount, got "${capText}"`);
   return {
@@ -183,6 +192,7 @@ function loadSettlement(get: (name: string) => string, int: (name: string, min: 
     settlerKey: key ? (key as `0x${string}`) : null,
     rpcUrl: url('BASE_RPC_URL'),
     optimisticMaxUnsettled: BigInt(usdToAtomic(capText)),
+    optimisticRelease: release,
     settleTimeoutSec: int('SETTLE_TIMEOUT_SEC', 1, 120),
   };
 }

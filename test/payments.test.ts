@@ -22,6 +22,11 @@ import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
 import { startTestService, type TestService } from './helpers/service.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Journal } from '../src/pay/journal.js';
+import { Payments, type Outcome } from '../src/pay/payments.js';
 
 let devnet: Devnet;
 let chain: PublicClient;
@@ -255,6 +260,49 @@ describe('both settlers keep the same contract', () => {
         assert.deepEqual([broke.kind, broke.kind === 'failed' && broke.reason], ['failed', 'insufficient_funds']);
       } finally {
         await settler.close();
+      }
+    });
+  }
+});
+
+describe('optimistic mode: when the data leaves, and the cap', () => {
+  for (const release of ['written', 'synced'] as const) {
+    test(`OPTIMISTIC_RELEASE=${release}: the first call within the cap goes ${release === 'written' ? 'before' : 'after'} the disk sync; the one beyond the cap settles first`, async () => {
+      const { journal } = await Journal.open(mkdtempSync(join(tmpdir(), 'wires-release-')));
+      // A slow disk: no sync completes until the gate opens.
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      const sync = journal.sync.bind(journal);
+      journal.sync = () => gate.then(sync);
+      const settler = new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null);
+      const payments = new Payments({ journal, settler, mode: 'optimistic', optimisticMaxUnsettled: 5000n, optimisticRelease: release, settleTimeoutMs: 10_000 });
+      const payer = devnet.payers[5]!;
+      const signed = await Promise.all([1, 2].map(() => signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })));
+      const answered: Outcome[] = [];
+      const [first, second] = signed.map(({ payload }, i) =>
+        payments
+          .authorize({ requestKey: `/cve/latest [${i + 1}]`, requirements: offerFor('5000', devnet.payTo), payload: payload as PaymentPayload, produce: () => Buffer.from(`data ${i + 1}`) })
+          .then((o) => (answered.push(o), o)),
+      );
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        if (release === 'written') {
+          assert.equal(answered.length, 1, 'only the call within the cap is answered before the sync');
+          assert.equal(answered[0]!.kind === 'paid' && answered[0]!.body.toString(), 'data 1');
+        } else {
+          assert.equal(answered.length, 0, 'nothing leaves before the sync');
+        }
+        open();
+        const [a, b] = [await first!, await second!];
+        assert.ok(a.kind === 'paid' && b.kind === 'paid');
+        assert.deepEqual((a.settlement as any).extra, { settlement: 'pending', mode: 'optimistic' });
+        // The second call found the first one's value unsettled: over the cap, it settled before its data left.
+        assert.match((b.settlement as any).transaction, /^0x[0-9a-f]{64}$/);
+        assert.equal((b.settlement as any).extra, undefined);
+        await until('background settlement', async () => payments.health().settled === 2);
+      } finally {
+        open();
+        await payments.stop();
       }
     });
   }

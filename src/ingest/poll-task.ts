@@ -5,10 +5,10 @@
  * Each worker keeps one Fetcher (an undici Agent with a keep-alive pool per origin) for its
  * whole life, so consecutive polls of a host reuse connections.
  */
+import { setPriority } from 'node:os';
 import type { SourceDef } from '../catalog/index.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
 import { parseSource, ParseError, type ParsedItem } from './parse/index.js';
-import { runInBackground } from '../thread-priority.js';
 
 export interface PollTask {
   source: SourceDef;
@@ -35,8 +35,21 @@ export type PollResult =
 
 let fetcher: Fetcher | undefined;
 
-// Parsing is throughput work; answering requests is latency work.
-runInBackground();
+/**
+ * Parsing is throughput work; answering requests is latency work. On Linux a nice value is
+ * per thread and `setPriority(0, …)` applies to the calling thread, so this lowers the
+ * priority of this worker thread only: when cores are short, the serving thread runs first
+ * and polls take longer (bench/ingest-latency measures both). Elsewhere the call would
+ * lower the whole process, so it is Linux only.
+ */
+export const WORKER_NICE = 19;
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, WORKER_NICE);
+  } catch {
+    /* not permitted here: run at normal priority */
+  }
+}
 
 export async function runPoll(task: PollTask): Promise<PollResult> {
   fetcher ??= new Fetcher(task.fetcher);

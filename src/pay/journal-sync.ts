@@ -3,14 +3,14 @@
  * (a write to the page cache, microseconds) and posts a sequence number when it needs them on
  * disk; this thread drains every request waiting, makes one fdatasync for all of them, and
  * acknowledges the highest. Syncing here, blocking, costs one disk sync per batch and no
- * thread-pool round trips; the serving thread never waits on the disk. The thread runs at
- * background priority: sharing a core, it would otherwise preempt the serving thread for a
- * scheduler time slice (bench/pay-latency, BENCH_PIN=shared: paid p99 3.3 ms over the
- * preview's at normal priority, 1.1–1.7 ms at background priority).
+ * thread-pool round trips; the serving thread never waits on the disk.
+ *
+ * It runs at normal priority. At background priority (nice 19) it would stop preempting the
+ * serving thread on a shared core, but on a saturated machine every sync waited behind the
+ * other work: bench/pay-latency with OPTIMISTIC_RELEASE=synced went from p50 0.9 ms to 51 ms.
  */
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { runInBackground } from '../thread-priority.js';
 
 /** To the thread: sync everything written so far, then acknowledge `seq`. Or stop. */
 export type SyncRequest = number | 'close';
@@ -20,7 +20,6 @@ export interface SyncAck {
   error?: string;
 }
 
-runInBackground();
 const port = parentPort!;
 const fd = openSync((workerData as { path: string }).path, 'a');
 

@@ -35,6 +35,8 @@ export interface PaymentsOptions {
   mode: SettlementMode;
   /** Per payer, in atomic units: above this much unsettled value, calls settle synchronously. */
   optimisticMaxUnsettled: bigint;
+  /** Optimistic mode: release once the record is written (default), or only once it is on disk. */
+  optimisticRelease?: 'written' | 'synced';
   /** Deadline of one settlement attempt. */
   settleTimeoutMs: number;
   balance?: BalanceReader;
@@ -202,13 +204,14 @@ export class Payments {
     } catch {
       return this.unrecorded(entry);
     }
-    if (mode === 'optimistic') {
+    // Counted at once, so concurrent calls are checked against the cap with this one in.
+    this.addUnsettled(entry.payer, entry.amount);
+    if (mode === 'optimistic' && this.opts.optimisticRelease !== 'synced') {
       // Released as soon as the record is written, which survives a crash of the service;
       // the disk sync follows (group commit, a fraction of a millisecond) and settlement
       // waits for it. A crash of the whole machine in between can lose the record: the
       // operator is then not paid for that call (the risk this mode takes anyway, bounded by
       // the per-payer cap); no payer is charged for data they did not get.
-      this.addUnsettled(entry.payer, entry.amount);
       durable.then(
         () => this.scheduleRetry(entry, 0),
         (err) => {
@@ -224,9 +227,13 @@ export class Payments {
     } catch {
       // The record may still reach the disk later: mark it so a restart does not settle it.
       this.opts.journal.note({ t: 'failed', id: entry.id, at: Date.now(), reason: 'unrecorded' });
+      this.addUnsettled(entry.payer, -entry.amount);
       return this.unrecorded(entry);
     }
-    this.addUnsettled(entry.payer, entry.amount);
+    if (mode === 'optimistic') {
+      this.scheduleRetry(entry, 0);
+      return this.release(entry);
+    }
     const result = await this.attempt(entry);
     if (entry.state === 'failed') {
       await entry.recorded;

@@ -41,6 +41,7 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
     settler,
     mode: s.mode,
     optimisticMaxUnsettled: s.optimisticMaxUnsettled,
+    optimisticRelease: s.optimisticRelease,
     settleTimeoutMs: timeoutMs,
     ...(chain ? { balance: (payer: string) => chain.balanceOf(payer) } : {}),
   });
