@@ -1,8 +1,9 @@
 /**
  * Latency of a paid call in optimistic mode against a free preview of the same wire, same run
  * (`npm run bench:pay-latency`). Every paid request carries a fresh authorization, so each
- * one is verified (ECDSA recovery), journaled (fsync, group-committed) and settled in the
- * background through the devnet's facilitator. Target: paid p99 within 1 ms of preview p99.
+ * one is verified (ECDSA recovery) and written to the journal, then synced (group commit)
+ * and settled in the background through the devnet's facilitator. Target: paid p99 within
+ * 1 ms of preview p99.
  *
  * The serving thread runs alone on core 0; everything else shares core 1: the service's other
  * threads (the journal's sync thread, V8's collector and compiler threads), the load generator

@@ -212,14 +212,10 @@ export class Payments {
       // waits for it. A crash of the whole machine in between can lose the record: the
       // operator is then not paid for that call (the risk this mode takes anyway, bounded by
       // the per-payer cap); no payer is charged for data they did not get.
-      durable.then(
-        () => this.scheduleRetry(entry, 0),
-        (err) => {
-          // The data is out: settling is still right, even unrecorded.
-          log.error('journal: accepted payment not synced; settling anyway', { id: entry.id, error: String(err) });
-          this.scheduleRetry(entry, 0);
-        },
-      );
+      durable
+        // The data is out: settling is still right, even unrecorded.
+        .catch((err) => log.error('journal: accepted payment not synced; settling anyway', { id: entry.id, error: String(err) }))
+        .then(() => this.scheduleRetry(entry, 0));
       return this.release(entry);
     }
     try {
