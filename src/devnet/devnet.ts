@@ -115,7 +115,8 @@ async function startAnvil(blockTime: number, accounts: number, fixedPort?: numbe
 function facilitatorServer(rpcUrl: string, key: Hex): Server {
   // The nonce manager keeps concurrent settlements from colliding on the account nonce.
   const wallet = privateKeyToAccount(key, { nonceManager });
-  const client = createWalletClient({ account: wallet, chain: baseChain(rpcUrl), transport: http(rpcUrl) }).extend(publicActions);
+  // The chain mines each transaction at once: poll for receipts every 50 ms, not viem's default 4 s.
+  const client = createWalletClient({ account: wallet, chain: baseChain(rpcUrl), transport: http(rpcUrl), pollingInterval: 50 }).extend(publicActions);
   const signer = toFacilitatorEvmSigner(Object.assign(client, { address: wallet.address }) as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
   const facilitator = new x402Facilitator().register(NETWORK, new ExactEvmScheme(signer));
 
