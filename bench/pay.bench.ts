@@ -2,7 +2,9 @@
  * Payment verification cost (`npm run bench:pay`): a fresh authorization (EIP-712 digest +
  * native ECDSA recovery) against viem's pure-JS `recoverTypedDataAddress` as the baseline,
  * and a repeat of an accepted authorization (the nonce cache: a map lookup and a string
- * comparison), all in the same run.
+ * comparison), all in the same run. Then what journaling costs the serving thread: writing
+ * an accepted record into the journal file (into the page cache, while the sync thread
+ * syncs it) against serialising the same record, which any journal needs.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,12 +52,28 @@ bench
   });
 await bench.run();
 
-const rows = bench.tasks.map((t) => {
+const record = { t: 'accepted' as const, id: 'x', at: Date.now(), payer: signed[0]!.payload.payload.authorization.from, amount: '5000', requestKey: repeat.requestKey, mode: 'optimistic' as const, payload: signed[0]!.payload, requirements: offer };
+const { journal: written } = await Journal.open(mkdtempSync(join(tmpdir(), 'wires-bench-journal-')));
+let writes = 0;
+const journalBench = new Bench({ time: 2000 });
+journalBench
+  .add('baseline: JSON.stringify of an accepted record', () => {
+    JSON.stringify(record);
+  })
+  .add('journal write of an accepted record (a sync requested every 4th)', () => {
+    written.write(record);
+    if (++writes % 4 === 0) void written.sync();
+  });
+await journalBench.run();
+await written.close();
+
+const rows = [...bench.tasks, ...journalBench.tasks].map((t) => {
   const r = (t.result as { latency?: { p50: number; p99: number } }).latency;
   if (!r) throw new Error(`${t.name} did not complete`);
   return { task: t.name, p50_us: +(r.p50 * 1000).toFixed(1), p99_us: +(r.p99 * 1000).toFixed(1) };
 });
 console.table(rows);
-const [base, cold, cached] = rows;
+const [base, cold, cached, serialise, write] = rows;
 console.log(`cold verification is ${(base!.p50_us / cold!.p50_us).toFixed(1)}x faster than the baseline; a cached repeat ${(cold!.p50_us / cached!.p50_us).toFixed(1)}x faster than cold`);
+console.log(`a journal write costs ${(write!.p50_us / serialise!.p50_us).toFixed(1)}x the record's serialisation at p50, ${(write!.p99_us / serialise!.p99_us).toFixed(1)}x at p99`);
 await payments.stop();
