@@ -5,6 +5,9 @@
  * transactions exist, balances move by exactly the price, attacks move nothing.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -13,7 +16,9 @@ import { createPublicClient, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PAID_ROUTES } from '../src/catalog/index.js';
 import { baseChain, USDC_ABI } from '../src/pay/chain.js';
+import { Journal } from '../src/pay/journal.js';
 import { USDC_BASE } from '../src/pay/offer.js';
+import { Payments, type Outcome } from '../src/pay/payments.js';
 import type { PaymentPayload } from '../src/pay/payment-header.js';
 import type { Settler } from '../src/pay/settler.js';
 import { FacilitatorSettler } from '../src/pay/settlers/facilitator.js';
@@ -22,11 +27,6 @@ import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
 import { startTestService, type TestService } from './helpers/service.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Journal } from '../src/pay/journal.js';
-import { Payments, type Outcome } from '../src/pay/payments.js';
 
 let devnet: Devnet;
 let chain: PublicClient;
