@@ -25,13 +25,12 @@ import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware } from '@x402/express';
 import express from 'express';
 import { request } from 'undici';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.js';
 import type { DevnetInfo } from '../src/devnet/devnet.js';
 import { setLogLevel } from '../src/log.js';
-import { baseChain, USDC_ABI } from '../src/pay/chain.js';
-import { NETWORK, USDC_BASE } from '../src/pay/offer.js';
+import { ChainReader } from '../src/pay/chain.js';
+import { NETWORK } from '../src/pay/offer.js';
 import { createIndexes, startService, type Service } from '../src/service.js';
 import { seedAll } from '../test/helpers/sample-items.js';
 
@@ -45,8 +44,8 @@ const devnetFile = join(dir, 'devnet.json');
 const devnetProcess = spawn(process.execPath, [DEVNET], { env: { ...process.env, DEVNET_FILE: devnetFile }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve) => devnetProcess.stdout!.once('data', resolve));
 const devnet = JSON.parse(readFileSync(devnetFile, 'utf8')) as DevnetInfo;
-const chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
-const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
+const chain = new ChainReader(devnet.rpcUrl, 10_000);
+const balance = (a: string) => chain.balanceOf(a);
 
 const wires = createIndexes();
 const now = Date.now();

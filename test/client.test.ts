@@ -11,11 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { WiresClient, WiresError } from '../src/client/index.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
-import { baseChain, USDC_ABI } from '../src/pay/chain.js';
-import { USDC_BASE } from '../src/pay/offer.js';
+import { ChainReader } from '../src/pay/chain.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const CLI = fileURLToPath(new URL('../src/client/cli.js', import.meta.url));
@@ -23,19 +21,19 @@ const STDIO = fileURLToPath(new URL('../src/client/mcp-stdio.js', import.meta.ur
 const SIGN = fileURLToPath(new URL('../scripts/sign-payment.js', import.meta.url));
 let devnet: Devnet;
 let svc: TestService;
-let chain: PublicClient;
+let chain: ChainReader;
 
 before(async () => {
   devnet = await startDevnet({ payers: 3 });
   svc = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl });
-  chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+  chain = new ChainReader(devnet.rpcUrl, 10_000);
 });
 after(async () => {
   await svc?.stop();
   await devnet?.stop();
 });
 
-const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
+const balance = (a: string) => chain.balanceOf(a);
 
 function wires(args: string[], env: Record<string, string> = {}, bin = CLI): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

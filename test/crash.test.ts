@@ -10,19 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
-import { baseChain, USDC_ABI } from '../src/pay/chain.js';
-import { USDC_BASE } from '../src/pay/offer.js';
+import { ChainReader } from '../src/pay/chain.js';
 import { encodePayment, signPayment } from './helpers/payments.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 let devnet: Devnet;
-let chain: PublicClient;
+let chain: ChainReader;
 
 before(async () => {
   devnet = await startDevnet({ payers: 1 });
-  chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+  chain = new ChainReader(devnet.rpcUrl, 10_000);
 });
 after(() => devnet?.stop());
 
@@ -81,7 +79,7 @@ for (const mode of ['sync', 'optimistic'] as const) {
     const dataDir = mkdtempSync(join(tmpdir(), 'wires-crash-'));
     const payer = devnet.payers[0]!;
     const payments = await Promise.all(Array.from({ length: 40 }, () => signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })));
-    const balance = (a: string) => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [a as `0x${string}`] });
+    const balance = (a: string) => chain.balanceOf(a);
     const [payer0, payTo0] = [await balance(payer.address), await balance(devnet.payTo)];
 
     const first = await startMain(dataDir, mode);
@@ -140,7 +138,7 @@ for (const mode of ['sync', 'optimistic'] as const) {
     // The chain agrees: every accepted nonce is used, no other one is.
     for (const { payload } of payments) {
       const auth = payload.payload.authorization;
-      const used = await chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'authorizationState', args: [auth.from as `0x${string}`, auth.nonce as `0x${string}`] });
+      const used = await chain.authorizationUsed(auth.from, auth.nonce);
       assert.equal(used, acceptedBefore.has(auth.nonce), auth.nonce);
     }
     const n = BigInt(acceptedBefore.size);

@@ -9,12 +9,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ROUTES, WIRES } from '../src/catalog/index.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
-import { baseChain, USDC_ABI } from '../src/pay/chain.js';
-import { USDC_BASE } from '../src/pay/offer.js';
+import { ChainReader } from '../src/pay/chain.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 let devnet: Devnet;
@@ -76,9 +74,9 @@ describe('remote MCP over Streamable HTTP', () => {
   });
 
   test('a paid tool with _meta["x402/payment"] returns items and a settlement that is on the chain', async () => {
-    const chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+    const chain = new ChainReader(devnet.rpcUrl, 10_000);
     const payer = devnet.payers[0]!;
-    const balance = () => chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [payer.address] });
+    const balance = () => chain.balanceOf(payer.address);
     const before = await balance();
     const offer = (await client.callTool({ name: 'edgar_filings', arguments: { form: '8-k' } })).structuredContent as any;
     const x402 = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(payer.privateKey)));
@@ -88,7 +86,7 @@ describe('remote MCP over Streamable HTTP', () => {
     assert.ok(JSON.parse(textOf(result)).count > 0);
     const settlement = (result._meta as any)['x402/payment-response'];
     assert.equal(settlement.success, true);
-    assert.equal((await chain.getTransactionReceipt({ hash: settlement.transaction })).status, 'success');
+    assert.equal((await chain.client.getTransactionReceipt({ hash: settlement.transaction })).status, 'success');
     assert.equal((await balance()) - before, -10_000n);
 
     // The same payment for other arguments is a replay, reported the x402 way.

@@ -12,28 +12,24 @@ import { after, before, describe, test } from 'node:test';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PAID_ROUTES } from '../src/catalog/index.js';
-import { baseChain, USDC_ABI } from '../src/pay/chain.js';
+import { ChainReader } from '../src/pay/chain.js';
 import { Journal } from '../src/pay/journal.js';
-import { USDC_BASE } from '../src/pay/offer.js';
 import { Payments, type Outcome } from '../src/pay/payments.js';
 import type { PaymentPayload } from '../src/pay/payment-header.js';
 import type { Settler } from '../src/pay/settler.js';
 import { FacilitatorSettler } from '../src/pay/settlers/facilitator.js';
 import { WalletSettler } from '../src/pay/settlers/wallet.js';
-import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 let devnet: Devnet;
-let chain: PublicClient;
+let chain: ChainReader;
 const services: Record<string, TestService> = {};
 
-const balance = (address: string) =>
-  chain.readContract({ address: USDC_BASE, abi: USDC_ABI, functionName: 'balanceOf', args: [address as `0x${string}`] });
+const balance = (address: string) => chain.balanceOf(address);
 
 function officialFetch(privateKey: `0x${string}`) {
   const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(privateKey)));
@@ -63,7 +59,7 @@ async function deltas(payer: string, fn: () => Promise<void>): Promise<{ payer: 
 
 before(async () => {
   devnet = await startDevnet({ payers: 6 });
-  chain = createPublicClient({ chain: baseChain(devnet.rpcUrl), transport: http(devnet.rpcUrl) }) as PublicClient;
+  chain = new ChainReader(devnet.rpcUrl, 10_000);
   const facilitator = { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl };
   const wallet = { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: '', SETTLER_PRIVATE_KEY: devnet.settler.privateKey, BASE_RPC_URL: devnet.rpcUrl };
   services['facilitator/sync'] = await startTestService(facilitator);
@@ -101,7 +97,7 @@ describe('the official x402 client pays', () => {
       assert.equal(settlement.network, 'eip155:8453');
       assert.equal(settlement.payer.toLowerCase(), payer.address.toLowerCase());
       if (mode.endsWith('sync')) {
-        const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction });
+        const receipt = await chain.client.getTransactionReceipt({ hash: settlement.transaction });
         assert.equal(receipt.status, 'success');
       } else {
         assert.equal(settlement.extra.settlement, 'pending');
@@ -238,7 +234,7 @@ describe('attacks release no data and move no money', () => {
 describe('both settlers keep the same contract', () => {
   const settlers: [string, () => Settler][] = [
     ['facilitator', () => new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null)],
-    ['wallet', () => new WalletSettler(devnet.settler.privateKey, devnet.rpcUrl, 10_000, new ChainReader(devnet.rpcUrl, 10_000))],
+    ['wallet', () => new WalletSettler(devnet.settler.privateKey, devnet.rpcUrl, 10_000, chain)],
   ];
   for (const [name, make] of settlers) {
     test(`${name}: settles once, reports a used nonce after, and refuses what cannot settle`, async () => {
@@ -254,7 +250,7 @@ describe('both settlers keep the same contract', () => {
         const p = await pay();
         const first = await settler.settle(p, opts);
         assert.equal(first.kind, 'settled');
-        assert.equal((await chain.getTransactionReceipt({ hash: (first as { tx: `0x${string}` }).tx })).status, 'success');
+        assert.equal((await chain.client.getTransactionReceipt({ hash: (first as { tx: `0x${string}` }).tx })).status, 'success');
         assert.equal((await settler.settle(p, opts)).kind, 'used');
         const broke = await settler.settle(await pay({ privateKey: generatePrivateKey() }), opts);
         assert.deepEqual([broke.kind, broke.kind === 'failed' && broke.reason], ['failed', 'insufficient_funds']);

@@ -5,16 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { NETWORK, USDC_BASE, type PaymentRequirements } from '../../src/pay/offer.js';
+import { NETWORK, USDC_BASE, USDC_DOMAIN, type PaymentRequirements } from '../../src/pay/offer.js';
+import { CHAIN_ID } from '../../src/pay/verify.js';
 import type { PaymentPayload } from '../../src/pay/payment-header.js';
 import { PAY_TO } from './service.js';
 
-export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_BASE } as const;
+export const USDC_EIP712_DOMAIN = { ...USDC_DOMAIN, chainId: CHAIN_ID, verifyingContract: USDC_BASE } as const;
 export { TRANSFER_WITH_AUTHORIZATION_TYPES as TRANSFER_TYPES } from '../../src/pay/eip3009.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES as TRANSFER_TYPES } from '../../src/pay/eip3009.js';
 
 export function offerFor(amount: string, payTo: string = PAY_TO): PaymentRequirements {
-  return { scheme: 'exact', network: NETWORK, amount, asset: USDC_BASE, payTo, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } };
+  return { scheme: 'exact', network: NETWORK, amount, asset: USDC_BASE, payTo, maxTimeoutSeconds: 300, extra: { ...USDC_DOMAIN } };
 }
 
 export interface SignOptions {
@@ -48,7 +49,7 @@ export async function signPayment(o: SignOptions): Promise<{ payload: PaymentPay
     nonce: o.nonce ?? (('0x' + randomBytes(32).toString('hex')) as `0x${string}`),
   };
   const signature = await (o.signer ?? account).signTypedData({
-    domain: { ...USDC_EIP712_DOMAIN, chainId: o.chainId ?? 8453, name: o.domainName ?? 'USD Coin' },
+    domain: { ...USDC_EIP712_DOMAIN, chainId: o.chainId ?? CHAIN_ID, name: o.domainName ?? USDC_DOMAIN.name },
     types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
