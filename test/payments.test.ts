@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { decodeFunctionData, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PAID_ROUTES } from '../src/catalog/index.js';
 import { ChainReader } from '../src/pay/chain.js';
@@ -24,6 +25,11 @@ import { WalletSettler } from '../src/pay/settlers/wallet.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
 import { startTestService, type TestService } from './helpers/service.js';
+
+const TRANSFER_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+]);
 
 let devnet: Devnet;
 let chain: ChainReader;
@@ -175,8 +181,8 @@ describe('attacks release no data and move no money', () => {
     });
   }
 
-  test('an authorization buys one request: a retry gets the same answer free, another route or query is a replay', async () => {
-    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey });
+  test('an authorization buys one request: the payer\'s retry (same payment-identifier) gets the same answer free, another route or query is a replay', async () => {
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId: 'retry_' + 'a'.repeat(20) });
     const header = encodePayment(payload);
     const other = PAID_ROUTES.find((r) => r.def.price === '0.005' && r.path !== '/cve/latest' && !r.def.qRequired)!;
     const moved = await deltas(payer.address, async () => {
@@ -196,8 +202,57 @@ describe('attacks release no data and move no money', () => {
     assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
   });
 
-  test('50 concurrent copies of one authorization: one settlement, the same data for all', async () => {
+  test('a chain observer cannot get paid data: the authorization rebuilt from the settlement transaction is refused, the payer\'s retry is not', async () => {
+    const paymentId = 'observer_' + 'b'.repeat(20);
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId });
+    const paid = await attempt(encodePayment(payload));
+    assert.equal(paid.status, 200);
+    const hash = decodeHeader(paid.res.headers.get('payment-response')).transaction as `0x${string}`;
+    // Everything the chain publishes: the transaction's calldata.
+    const tx = await chain.client.getTransaction({ hash });
+    const call = decodeFunctionData({ abi: TRANSFER_ABI, data: tx.input });
+    const [from, to, value, validAfter, validBefore, nonce, ...sig] = call.args as unknown as [string, string, bigint, bigint, bigint, string, ...unknown[]];
+    // Either overload: one signature, or its v, r and s.
+    const signature = sig.length === 1 ? (sig[0] as string) : `${sig[1]}${(sig[2] as string).slice(2)}${(sig[0] as number).toString(16).padStart(2, '0')}`;
+    // The public offer (the 402's PAYMENT-REQUIRED) supplies the rest of a v2 payload.
+    const offer = decodeHeader((await svc.get('/cve/latest')).headers.get('payment-required'));
+    const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(validBefore), nonce };
+    const rebuilt = { x402Version: 2, resource: offer.resource, accepted: offer.accepts[0], payload: { signature, authorization } };
+    const variants: [string, object][] = [
+      ['as published', rebuilt],
+      ['another resource url', { ...rebuilt, resource: { url: 'https://elsewhere.example/cve/latest' } }],
+      ['from in lower case', { ...rebuilt, payload: { signature, authorization: { ...authorization, from: from.toLowerCase() } } }],
+      ['with a made-up payment-identifier', { ...rebuilt, extensions: { 'payment-identifier': { info: { required: false, id: 'guess_' + 'c'.repeat(20) } } } }],
+    ];
+    const moved = await deltas(payer.address, async () => {
+      for (const [name, forged] of variants) {
+        const r = await attempt(encodePayment(forged as PaymentPayload));
+        assert.equal(r.status, 402, name);
+        assert.equal(r.body.error.code, 'replay', name);
+        assert.equal(r.body.articles, undefined, name);
+      }
+      const retry = await attempt(encodePayment(payload));
+      assert.equal(retry.status, 200, 'the payer, with its payment-identifier, still gets its answer');
+      assert.deepEqual(retry.body, paid.body);
+    });
+    assert.deepEqual(moved, { payer: 0n, payTo: 0n });
+  });
+
+  test('without a payment-identifier, a repeat after the settlement was submitted is a replay', async () => {
     const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey });
+    const header = encodePayment(payload);
+    const moved = await deltas(payer.address, async () => {
+      assert.equal((await attempt(header)).status, 200);
+      const again = await attempt(header);
+      assert.equal(again.status, 402);
+      assert.equal(again.body.error.code, 'replay');
+      assert.match(again.body.error.message, /payment-identifier/);
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+  });
+
+  test('50 concurrent copies of one authorization with its payment-identifier: one settlement, the same data for all', async () => {
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId: 'copies_' + 'd'.repeat(20) });
     const header = encodePayment(payload);
     const before = await health(svc);
     let answers: Awaited<ReturnType<typeof attempt>>[] = [];
@@ -214,6 +269,20 @@ describe('attacks release no data and move no money', () => {
     const bodies = new Set(answers.map((a) => JSON.stringify(a.body)));
     assert.equal(bodies.size, 1, 'computed once');
     assert.deepEqual(await health(svc), { ...before, settled: before.settled + 1 });
+  });
+
+  test('50 concurrent copies without a payment-identifier: one settlement; copies that arrive after it was submitted are replays', async () => {
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey });
+    const header = encodePayment(payload);
+    let answers: Awaited<ReturnType<typeof attempt>>[] = [];
+    const moved = await deltas(payer.address, async () => {
+      answers = await Promise.all(Array.from({ length: 50 }, () => attempt(header)));
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+    const ok = answers.filter((a) => a.status === 200);
+    assert.ok(ok.length >= 1, 'the first copy is answered');
+    for (const a of answers) if (a.status !== 200) assert.deepEqual([a.status, a.body.error.code], [402, 'replay']);
+    assert.equal(new Set(ok.map((a) => JSON.stringify(a.body))).size, 1, 'computed once');
   });
 
   test('payment-identifier: the same id with another payment is a 409; with the same payment, the cached answer', async () => {
@@ -302,4 +371,43 @@ describe('optimistic mode: when the data leaves, and the cap', () => {
       }
     });
   }
+});
+
+describe('a restart does not make a spent authorization new again', () => {
+  test('settled before the restart: the published authorization is a replay, the payer\'s retry is answered, nothing is charged twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-restart-'));
+    const payer = devnet.payers[5]!;
+    const paymentId = 'restart_' + 'e'.repeat(20);
+    const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId });
+    const { extensions: _, ...published } = payload;
+    const open = async () => {
+      const { journal, state } = await Journal.open(dir);
+      const payments = new Payments({ journal, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
+      payments.resume(state);
+      return { payments, state };
+    };
+    const call = (payments: Payments, p: PaymentPayload, data: string) =>
+      payments.authorize({ requestKey: '/cve/latest []', requirements: offerFor('5000', devnet.payTo), payload: p, produce: () => Buffer.from(data) });
+
+    const moved = await deltas(payer.address, async () => {
+      const first = await open();
+      const paid = await call(first.payments, payload, 'first');
+      assert.equal(paid.kind, 'paid');
+      await first.payments.stop();
+
+      const second = await open();
+      assert.equal(second.state.spent.length, 1);
+      const forged = await call(second.payments, published as PaymentPayload, 'forged');
+      assert.deepEqual(forged.kind === 'refused' && [forged.status, forged.code], [402, 'replay']);
+      const retry = await call(second.payments, payload, 'again');
+      assert.equal(retry.kind === 'paid' && retry.body.toString(), 'again', 'the payer gets the data again, computed anew after the restart');
+      await second.payments.stop();
+
+      const third = await open();
+      assert.equal(third.state.spent.length, 1, 'carried through a second compaction');
+      assert.equal(third.state.settled, 1, 'and counted once');
+      await third.payments.stop();
+    });
+    assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+  });
 });

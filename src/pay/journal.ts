@@ -4,7 +4,9 @@
  * of it is submitted; settlement outcomes are written as they arrive. At start the journal is
  * read back, every accepted authorization without an outcome is handed back as pending, and
  * the file is compacted: the old one is kept under `journal-archive/` (nothing is deleted)
- * and the new one starts with the running totals and the pending entries.
+ * and the new one starts with the running totals, the pending entries, and the spent ones
+ * that are still valid as `spent` records (a restart must not make a published
+ * authorization new again; their outcomes are already in the totals).
  *
  * Records are written on the serving thread (a few microseconds into the page cache, where
  * they survive a crash of the service) and made durable by a sync thread (journal-sync.ts)
@@ -13,10 +15,11 @@
  * resumed and found settled on chain): they reach the disk with the next sync, at the
  * latest a second later.
  */
-import { mkdirSync, openSync, closeSync, fsyncSync, readFileSync, renameSync, writeFileSync, writeSync, existsSync } from 'node:fs';
+import { openSync, closeSync, fsyncSync, readFileSync, renameSync, writeSync, existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { log } from '../log.js';
+import { openPrivate, privateDir, writePrivateFile } from '../private-files.js';
 import type { PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
 import type { SyncAck, SyncRequest } from './journal-sync.js';
@@ -39,7 +42,9 @@ export type JournalRecord =
   | { t: 'submitted'; id: string; at: number; tx: string }
   | { t: 'settled'; id: string; at: number; tx: string | null }
   | { t: 'failed'; id: string; at: number; reason: string }
-  | { t: 'totals'; at: number; settled: number; failed: number };
+  | { t: 'totals'; at: number; settled: number; failed: number }
+  /** Carried over by a compaction: an outcome already counted in the totals, kept while the authorization is valid. */
+  | ({ t: 'spent' } & SpentPayment);
 
 export interface PendingPayment {
   record: AcceptedRecord;
@@ -47,17 +52,27 @@ export interface PendingPayment {
   tx: string | null;
 }
 
+/** An authorization with an outcome that has not expired yet: a repeat of it is no new payment. */
+export interface SpentPayment {
+  record: AcceptedRecord;
+  outcome: { t: 'settled'; id: string; at: number; tx: string | null } | { t: 'failed'; id: string; at: number; reason: string };
+}
+
 export interface JournalState {
   pending: PendingPayment[];
+  spent: SpentPayment[];
   settled: number;
   failed: number;
 }
 
 export const JOURNAL_FILE = 'payments.jsonl';
 
-/** Reads a journal file into its pending entries and totals. A torn last line (crash mid-write) is skipped. */
-export function readJournal(path: string): JournalState {
-  const state: JournalState = { pending: [], settled: 0, failed: 0 };
+/**
+ * Reads a journal file into its pending entries, its spent entries still valid at `nowMs`,
+ * and totals. A torn last line (crash mid-write) is skipped.
+ */
+export function readJournal(path: string, nowMs = Date.now()): JournalState {
+  const state: JournalState = { pending: [], spent: [], settled: 0, failed: 0 };
   if (!existsSync(path)) return state;
   const pending = new Map<string, PendingPayment>();
   const lines = readFileSync(path, 'utf8').split('\n');
@@ -75,6 +90,9 @@ export function readJournal(path: string): JournalState {
         state.settled += rec.settled;
         state.failed += rec.failed;
         break;
+      case 'spent':
+        if (stillValid(rec.record, nowMs)) state.spent.push({ record: rec.record, outcome: rec.outcome });
+        break;
       case 'accepted':
         if (!pending.has(rec.id)) pending.set(rec.id, { record: rec, tx: null });
         break;
@@ -84,14 +102,24 @@ export function readJournal(path: string): JournalState {
         break;
       }
       case 'settled':
-      case 'failed':
+      case 'failed': {
         // An outcome without a pending entry is a duplicate line: counted once.
-        if (pending.delete(rec.id)) rec.t === 'settled' ? state.settled++ : state.failed++;
+        const p = pending.get(rec.id);
+        if (!p) break;
+        pending.delete(rec.id);
+        rec.t === 'settled' ? state.settled++ : state.failed++;
+        if (stillValid(p.record, nowMs)) state.spent.push({ record: p.record, outcome: rec });
         break;
+      }
     }
   });
   state.pending = [...pending.values()];
   return state;
+}
+
+/** Is the authorization still valid? A record without one (written by hand, or damaged) is not. */
+function stillValid(record: AcceptedRecord, nowMs: number): boolean {
+  return Number(record.payload?.payload?.authorization?.validBefore ?? 0) * 1000 > nowMs;
 }
 
 export class Journal {
@@ -107,7 +135,7 @@ export class Journal {
   private closed = false;
 
   private constructor(readonly path: string) {
-    this.fd = openSync(path, 'a');
+    this.fd = openPrivate(path, 'a');
     this.syncer = new Worker(new URL('./journal-sync.js', import.meta.url), { workerData: { path } });
     this.syncer.on('message', (msg: SyncAck) => {
       for (const [seq, w] of this.waiting) {
@@ -130,24 +158,25 @@ export class Journal {
 
   /** Reads the journal in `dir`, compacts it, and opens it for appending. */
   static async open(dir: string): Promise<{ journal: Journal; state: JournalState }> {
-    mkdirSync(dir, { recursive: true });
+    privateDir(dir);
     const path = join(dir, JOURNAL_FILE);
     const state = readJournal(path);
     if (existsSync(path)) {
       const archive = join(dir, 'journal-archive');
-      mkdirSync(archive, { recursive: true });
+      privateDir(archive);
       const lines = [JSON.stringify({ t: 'totals', at: Date.now(), settled: state.settled, failed: state.failed })];
       for (const p of state.pending) {
         lines.push(JSON.stringify(p.record));
         if (p.tx) lines.push(JSON.stringify({ t: 'submitted', id: p.record.id, at: Date.now(), tx: p.tx }));
       }
+      for (const s of state.spent) lines.push(JSON.stringify({ t: 'spent', ...s } satisfies JournalRecord));
       const tmp = path + '.tmp';
-      writeFileSync(tmp, lines.join('\n') + '\n');
+      writePrivateFile(tmp, lines.join('\n') + '\n');
       syncFile(tmp);
       renameSync(path, join(archive, `payments-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`));
       renameSync(tmp, path);
     } else {
-      writeFileSync(path, '');
+      writePrivateFile(path, '');
     }
     syncFile(dir);
     return { journal: new Journal(path), state };

@@ -6,14 +6,18 @@
  * An authorization buys one call. It is identified by (payer, nonce):
  * - the first time it is seen it is verified locally (about 0.15 ms), journaled and settled,
  *   synchronously or in the background depending on the mode;
- * - seen again for the same request (a client retrying after a lost response, or concurrent
- *   copies) it shares the first one's outcome: the same data, charged once, computed once;
+ * - seen again for the same request it shares the first one's outcome (the same data,
+ *   charged once, computed once), but only when the repeat proves it comes from the payer:
+ *   it carries the original's `payment-identifier` id, or it arrives before the authorization
+ *   was handed to a settler. A settlement transaction publishes the whole authorization, so
+ *   after that the authorization alone proves nothing; the id never leaves the payer and us;
  * - seen for another request, or with different fields under the same nonce, it is refused
  *   as a replay.
  * Entries live until the authorization expires; later the chain's nonce check takes over.
  */
 import { log } from '../log.js';
-import { Journal, type AcceptedRecord, type PendingPayment } from './journal.js';
+import { Exposure, type BalanceReader } from './exposure.js';
+import { Journal, type AcceptedRecord, type JournalState } from './journal.js';
 import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
 import type { SettleResult, Settler } from './settler.js';
@@ -26,8 +30,7 @@ export type Outcome =
   | { kind: 'paid'; body: Buffer; settlement: object }
   | { kind: 'refused'; status: 400 | 402 | 409 | 503; code: string; message: string };
 
-/** Reads a payer's on-chain USDC balance (atomic units); used by optimistic mode. */
-export type BalanceReader = (payer: string) => Promise<bigint>;
+export type { BalanceReader } from './exposure.js';
 
 export interface PaymentsOptions {
   journal: Journal;
@@ -58,6 +61,8 @@ interface Entry {
   fingerprint: string;
   requestKey: string;
   payer: string;
+  /** The original's payment-identifier id: a repeat carrying it comes from the payer. */
+  paymentId: string | null;
   amount: bigint;
   validBefore: number;
   acceptedAt: number;
@@ -79,7 +84,6 @@ interface Entry {
 const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 /** Expired entries are kept this much longer, for late retries to get their answer. */
 const KEEP_AFTER_EXPIRY_MS = 60_000;
-const BALANCE_TTL_MS = 15_000;
 const MAX_RETRY_DELAY_MS = 30_000;
 const MAX_BACKGROUND = 8;
 
@@ -87,8 +91,7 @@ export class Payments {
   private readonly entries = new Map<string, Entry>();
   /** payment-identifier (scoped by payer) → entry id. */
   private readonly idempotencyKeys = new Map<string, string>();
-  private readonly unsettled = new Map<string, bigint>();
-  private readonly balances = new Map<string, { value: bigint; at: number; loading: boolean }>();
+  private readonly exposure: Exposure;
   private readonly bodies: Entry[] = [];
   private bodyBytes = 0;
   private settledCount = 0;
@@ -101,22 +104,32 @@ export class Payments {
   private stopped = false;
 
   constructor(private readonly opts: PaymentsOptions) {
+    this.exposure = new Exposure(opts.optimisticMaxUnsettled, opts.balance);
     this.sweeper = setInterval(() => this.sweep(Date.now()), 10_000);
     this.sweeper.unref();
   }
 
-  /** Takes the journal's pending payments and settles them in the background. */
-  resume(pending: PendingPayment[], totals: { settled: number; failed: number }): void {
-    this.settledCount += totals.settled;
-    this.failedCount += totals.failed;
-    for (const p of pending) {
+  /**
+   * Takes the journal's state: pending payments are settled in the background; spent ones
+   * that are still valid are remembered, so a repeat of one is no new payment.
+   */
+  resume(state: JournalState): void {
+    this.settledCount += state.settled;
+    this.failedCount += state.failed;
+    for (const { record, outcome } of state.spent) {
+      const entry = this.entryFor(record);
+      entry.state = outcome.t;
+      entry.tx = outcome.t === 'settled' ? outcome.tx : null;
+      entry.failure = outcome.t === 'failed' ? outcome.reason : null;
+      this.entries.set(entry.id, entry);
+    }
+    for (const p of state.pending) {
       const entry = this.entryFor(p.record);
       entry.tx = p.tx;
       // Whatever happened before the restart, a used nonce now means it settled.
       entry.uncertain = true;
-      entry.acceptedAt = p.record.at;
       this.entries.set(entry.id, entry);
-      this.addUnsettled(entry.payer, entry.amount);
+      this.exposure.add(entry.payer, entry.amount);
       log.info('payment resumed from journal', { id: entry.id, payer: entry.payer, tx: p.tx });
       this.scheduleRetry(entry, 0);
     }
@@ -139,6 +152,15 @@ export class Payments {
       if (existing.requestKey !== req.requestKey) {
         return Promise.resolve(refuse(402, 'replay', 'This authorization already paid for another request; sign a new one for this request.'));
       }
+      if (!fromPayer(existing, paymentId ?? null)) {
+        return Promise.resolve(
+          refuse(
+            402,
+            'replay',
+            'This authorization was already submitted for settlement, which makes it public. A repeat gets the paid answer again only with the payment-identifier id of the original; sign a new authorization.',
+          ),
+        );
+      }
       return this.replay(existing, req.produce);
     }
     if (existing) {
@@ -151,7 +173,7 @@ export class Payments {
     if (this.stopped) return Promise.resolve(refuse(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.'));
 
     const amount = BigInt(auth.value);
-    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.mayTrust(verdict.payer, amount, nowMs) ? 'optimistic' : 'sync';
+    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(verdict.payer, amount, nowMs) ? 'optimistic' : 'sync';
     const record: AcceptedRecord = {
       t: 'accepted',
       id,
@@ -179,6 +201,7 @@ export class Payments {
       fingerprint: fingerprintOf(record.payload),
       requestKey: record.requestKey,
       payer: record.payer,
+      paymentId: readPaymentId(record.payload) || null,
       amount: BigInt(record.amount),
       validBefore: Number(auth.validBefore),
       acceptedAt: record.at,
@@ -205,7 +228,7 @@ export class Payments {
       return this.unrecorded(entry);
     }
     // Counted at once, so concurrent calls are checked against the cap with this one in.
-    this.addUnsettled(entry.payer, entry.amount);
+    this.exposure.add(entry.payer, entry.amount);
     if (mode === 'optimistic' && this.opts.optimisticRelease !== 'synced') {
       // Released as soon as the record is written, which survives a crash of the service;
       // the disk sync follows (group commit, a fraction of a millisecond) and settlement
@@ -223,7 +246,7 @@ export class Payments {
     } catch {
       // The record may still reach the disk later: mark it so a restart does not settle it.
       this.opts.journal.note({ t: 'failed', id: entry.id, at: Date.now(), reason: 'unrecorded' });
-      this.addUnsettled(entry.payer, -entry.amount);
+      this.exposure.add(entry.payer, -entry.amount);
       return this.unrecorded(entry);
     }
     if (mode === 'optimistic') {
@@ -267,7 +290,11 @@ export class Payments {
 
   /** A repeat of an accepted authorization for the same request: the first one's outcome, computed once. */
   private async replay(entry: Entry, produce: () => Buffer): Promise<Outcome> {
-    // An entry resumed from the journal has no outcome here: its data was released before the restart.
+    // An entry resumed from the journal has no outcome here: its data was released before
+    // the restart, unless it failed (then nothing was charged, and nothing is released).
+    if (!entry.outcome && entry.state === 'failed') {
+      return refuse(402, entry.failure ?? 'invalid_transaction_state', 'This authorization did not settle and nothing was charged; sign a new one.');
+    }
     if (entry.outcome) {
       const first = await entry.outcome;
       if (first.kind !== 'paid') return first;
@@ -360,7 +387,7 @@ export class Payments {
     entry.state = state;
     entry.tx = tx;
     entry.failure = reason ?? null;
-    this.addUnsettled(entry.payer, -entry.amount);
+    this.exposure.add(entry.payer, -entry.amount);
     const at = Date.now();
     if (state === 'settled') {
       this.settledCount++;
@@ -374,37 +401,6 @@ export class Payments {
         log.error('journal: failure record not written', { id: entry.id, error: String(err) });
       });
     }
-  }
-
-  private addUnsettled(payer: string, delta: bigint): void {
-    const next = (this.unsettled.get(payer) ?? 0n) + delta;
-    if (next <= 0n) this.unsettled.delete(payer);
-    else this.unsettled.set(payer, next);
-  }
-
-  /** Optimistic release is allowed while the payer's unsettled value stays under the cap and, when known, under their balance. */
-  private mayTrust(payer: string, amount: bigint, nowMs: number): boolean {
-    const exposure = (this.unsettled.get(payer) ?? 0n) + amount;
-    if (exposure > this.opts.optimisticMaxUnsettled) return false;
-    if (!this.opts.balance) return true;
-    const cached = this.balances.get(payer);
-    if (!cached || nowMs - cached.at > BALANCE_TTL_MS) this.refreshBalance(payer, cached);
-    // Unknown balance: the cap bounds the exposure until the first read arrives.
-    return !cached || cached.value >= exposure;
-  }
-
-  private refreshBalance(payer: string, cached: { value: bigint; at: number; loading: boolean } | undefined): void {
-    if (cached?.loading) return;
-    const slot = cached ?? { value: 0n, at: 0, loading: true };
-    slot.loading = true;
-    if (!cached) this.balances.set(payer, slot);
-    this.opts.balance!(payer).then(
-      (value) => Object.assign(slot, { value, at: Date.now(), loading: false }),
-      () => {
-        slot.loading = false;
-        if (slot.at === 0) this.balances.delete(payer);
-      },
-    );
   }
 
   private keepBody(entry: Entry, body: Buffer): void {
@@ -436,7 +432,7 @@ export class Payments {
       this.bodies.push(...kept);
     }
     for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
-    for (const [payer, b] of this.balances) if (!b.loading && nowMs - b.at > 10 * BALANCE_TTL_MS) this.balances.delete(payer);
+    this.exposure.sweep(nowMs);
   }
 
   health(nowMs = Date.now()) {
@@ -466,6 +462,17 @@ export class Payments {
     await this.opts.settler.close();
     await this.opts.journal.close();
   }
+}
+
+/**
+ * A repeat of an accepted authorization comes from its payer when it carries the original's
+ * payment-identifier id, or while the authorization has not been handed to a settler (until
+ * then only the payer and this server have seen it). Entries resumed from the journal may
+ * have been submitted before the restart: `uncertain` covers them.
+ */
+function fromPayer(entry: Entry, paymentId: string | null): boolean {
+  if (entry.paymentId !== null && entry.paymentId === paymentId) return true;
+  return entry.attempts === 0 && !entry.uncertain && entry.state === 'pending';
 }
 
 /** Everything an authorization binds besides (payer, nonce): a repeat must match it exactly. */

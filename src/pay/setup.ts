@@ -45,7 +45,7 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
     settleTimeoutMs: timeoutMs,
     ...(chain ? { balance: (payer: string) => chain.balanceOf(payer) } : {}),
   });
-  payments.resume(state.pending, state);
+  payments.resume(state);
   if (state.pending.length) log.info('journal: resuming pending settlements', { pending: state.pending.length });
   return { payments, settlerProblem };
 }
