@@ -16,6 +16,7 @@ import type { PollResult, PollTask } from './ingest/poll-task.js';
 import { Scheduler } from './ingest/scheduler.js';
 import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
 import { log } from './log.js';
+import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
 import { WireIndex } from './search/wire-index.js';
@@ -120,6 +121,8 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
   checkCatalog();
   const uws = loadUws();
   checkUws(uws, config);
+  // Journal and snapshots live here: only the service's user may read them.
+  privateDir(config.dataDir);
   let pay: PaymentsSetup | null = null;
   if (config.paymentsProblem) {
     log.warn(`PAYMENTS DISABLED: ${config.paymentsProblem}. Paid routes answer 503 until it is fixed.`);

@@ -6,7 +6,9 @@
  * to DEVNET_FILE (default ./devnet.json), so a newcomer can pay without internet. Same
  * environment as `npm start`; set FACILITATOR_URL or SETTLER_PRIVATE_KEY to settle elsewhere.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { privateDir } from '../private-files.js';
+import { claimDevnetFile, devnetFilePath, writeDevnetFile } from '../devnet/devnet-file.js';
 import { join, resolve } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
 import { loadConfig } from '../config.js';
@@ -16,16 +18,17 @@ import { startFixtureServer } from './fixture-server.js';
 
 const fixtures = await startFixtureServer();
 const base = loadConfig(process.env);
-mkdirSync(base.dataDir, { recursive: true });
+privateDir(base.dataDir);
 const overridesFile = join(base.dataDir, 'demo-sources.json');
 writeFileSync(overridesFile, JSON.stringify(fixtures.overrides, null, 2));
 
 let devnet: Devnet | null = null;
-const devnetFile = resolve(process.env.DEVNET_FILE || './devnet.json');
+const devnetFile = devnetFilePath();
 const settlement: Record<string, string> = {};
 if (!base.settlement.facilitatorUrl && !base.settlement.settlerKey) {
+  claimDevnetFile(devnetFile);
   devnet = await startDevnet();
-  writeFileSync(devnetFile, JSON.stringify(devnet.info(), null, 2) + '\n', { mode: 0o600 });
+  writeDevnetFile(devnetFile, devnet.info());
   Object.assign(settlement, { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, BASE_RPC_URL: devnet.rpcUrl });
 }
 

@@ -81,16 +81,27 @@ function loadArtifacts(): Record<'DevUSDC' | 'Multicall', { deployedBytecode: He
   return JSON.parse(readFileSync(join(ROOT, 'contracts', 'artifacts.json'), 'utf8'));
 }
 
+/**
+ * Runs anvil ("$@") until this shell's stdin reaches its end (the parent closed it or died)
+ * or the shell gets SIGTERM/SIGINT, then stops anvil and exits with its status. (A
+ * background job's stdin is /dev/null unless redirected: hence the pipe passed as fd 3.)
+ */
+const ANVIL_WATCHDOG = `
+exec 3<&0
+"$@" </dev/null 3<&- & a=$!
+(cat <&3 >/dev/null; kill $a 2>/dev/null) &
+trap 'kill $a 2>/dev/null' TERM INT
+wait $a; s=$?
+while kill -0 $a 2>/dev/null; do wait $a; s=$?; done
+exit $s`;
+
 async function startAnvil(blockTime: number, accounts: number, fixedPort?: number): Promise<{ child: ChildProcess; rpcUrl: string }> {
   const port = fixedPort ?? (await freePort());
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(CHAIN_ID), '--accounts', String(accounts), '--silent'];
   if (blockTime > 0) args.push('--block-time', String(blockTime));
-  const child = spawn(ANVIL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  // If this process exits without stop() (process.exit, an uncaught exception), take anvil
-  // along rather than leave it listening. Nothing can do this after a SIGKILL.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.on('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  // anvil runs under a watchdog that holds a pipe from this process: when this process ends
+  // in any way, SIGKILL included, the pipe closes and the watchdog stops anvil.
+  const child = spawn('/bin/sh', ['-c', ANVIL_WATCHDOG, 'anvil-watchdog', ANVIL, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const rpcUrl = `http://127.0.0.1:${port}`;
@@ -104,7 +115,7 @@ async function startAnvil(blockTime: number, accounts: number, fixedPort?: numbe
       /* not up yet */
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
+      child.stdin!.end();
       throw new Error(`anvil did not answer within 20 s: ${stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -168,6 +179,8 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
         clearTimeout(kill);
         resolve();
       });
+      // Either one stops anvil: the closed pipe (the watchdog's own path) or the signal.
+      child.stdin!.end();
       child.kill('SIGTERM');
     });
 

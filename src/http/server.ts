@@ -51,7 +51,11 @@ const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
 /** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
 export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
 
-/** Writes a complete response. HEAD gets the same status and headers with no body. */
+/**
+ * Writes a complete response. HEAD gets the same status and headers with no body. `close`
+ * ends the connection after it (uWS then sends `Connection: close`), so a request body we
+ * will not read stays unread.
+ */
 function send(
   res: HttpResponse,
   method: Method,
@@ -59,6 +63,7 @@ function send(
   body: string | Buffer,
   contentType: string,
   headers?: readonly (readonly [string, string])[],
+  close = false,
 ): void {
   res.writeStatus(STATUS_TEXT[status] ?? String(status));
   res.writeHeader('Content-Type', contentType);
@@ -67,18 +72,26 @@ function send(
   if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
   if (method === 'head') {
     // This uWS build writes a body for HEAD if given one, and aborts on
-    // endWithoutBody(length): state the length ourselves and send no body.
+    // endWithoutBody(length) and on endWithoutBody(undefined, true): state the length
+    // ourselves and send no body; when closing, only a length of 0 is safe to report.
+    if (close) return void res.endWithoutBody(0, true);
     res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
     res.endWithoutBody();
   } else {
-    res.end(body);
+    res.end(body, close);
   }
 }
 
-function sendError(res: HttpResponse, method: Method, err: ApiError, headers?: readonly (readonly [string, string])[]): void {
-  const extra: (readonly [string, string])[] = [['Cache-Control', 'no-store']];
-  if (err.status === 405) extra.push(['Allow', ALLOW]);
-  send(res, method, err.status, errorBody(err), JSON_TYPE, headers ? [...extra, ...headers] : extra);
+function sendError(res: HttpResponse, method: Method, err: ApiError, close = false): void {
+  const headers: (readonly [string, string])[] = [['Cache-Control', 'no-store']];
+  if (err.status === 405) headers.push(['Allow', ALLOW]);
+  send(res, method, err.status, errorBody(err), JSON_TYPE, headers, close);
+}
+
+/** Does the request announce a body? (Content-Length other than 0, or any Transfer-Encoding.) */
+function announcesBody(req: HttpRequest): boolean {
+  const length = req.getHeader('content-length');
+  return (length !== '' && length !== '0') || req.getHeader('transfer-encoding') !== '';
 }
 
 /** A free, precomputed document: encoded once, served as the same buffer every time. */
@@ -188,6 +201,8 @@ const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is a
 const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'Only GET and HEAD are supported on this route.');
 const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; the request was not charged.');
 
+const BODY_NOT_ALLOWED = apiError(413, 'body_too_large', 'This request takes no body (only POST /mcp does); the connection is closed without reading it.');
+
 const MCP_METHODS = apiError(405, 'method_not_allowed', 'POST /mcp speaks MCP (JSON-RPC over Streamable HTTP, JSON responses, no event stream); GET /mcp returns the catalogue.');
 
 /** POST /mcp: reads the body under a cap, answers the JSON-RPC message. */
@@ -199,17 +214,20 @@ function mcpHandler(deps: ServerDeps) {
     res.onAborted(() => {
       aborted = true;
     });
-    const answer = (status: number, body: string | null) => {
+    const answer = (status: number, body: string | null, close = false) => {
       if (aborted) return;
+      aborted = true;
       res.cork(() => {
         res.writeStatus(body === null ? '202 Accepted' : (STATUS_TEXT[status] ?? String(status)));
         res.writeHeader('Access-Control-Allow-Origin', '*');
         if (body === null) return void res.endWithoutBody();
         res.writeHeader('Content-Type', JSON_TYPE);
-        res.end(body);
+        res.end(body, close);
       });
     };
-    const tooLarge = () => answer(413, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body over ${MAX_MCP_BODY} bytes` } }));
+    // The rest of an oversized body is not read: the connection is closed after the answer.
+    const tooLarge = () =>
+      answer(413, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body over ${MAX_MCP_BODY} bytes` } }), true);
     if (length > MAX_MCP_BODY) return tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
@@ -245,6 +263,14 @@ export function createApp(deps: ServerDeps): TemplatedApp {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const handler = handlers.get(path);
+      if (m === 'head') method = 'head';
+      if (path === '/mcp' && m === 'post') return mcpPost(res, req);
+      // Only POST /mcp reads a body: any other one is refused unread, and the connection
+      // closed, instead of being read to its end (which could be gigabytes).
+      if (announcesBody(req)) {
+        const bodiless = m === 'get' || m === 'head' || m === 'options';
+        return sendError(res, method, bodiless ? BODY_NOT_ALLOWED : METHOD_NOT_ALLOWED, true);
+      }
       if (m === 'options') {
         res.writeStatus(STATUS_TEXT[204]!);
         res.writeHeader('Access-Control-Allow-Origin', '*');
@@ -254,9 +280,8 @@ export function createApp(deps: ServerDeps): TemplatedApp {
         res.endWithoutBody();
         return;
       }
-      if (m === 'head') method = 'head';
       if (!handler) return sendError(res, method, NOT_FOUND);
-      if (path === '/mcp' && m !== 'get' && m !== 'head') return m === 'post' ? mcpPost(res, req) : sendError(res, method, MCP_METHODS);
+      if (path === '/mcp' && m !== 'get' && m !== 'head') return sendError(res, method, MCP_METHODS);
       // Streamable HTTP clients GET /mcp for a server-sent event stream; this server opens none.
       if (path === '/mcp' && (req.getHeader('accept') || '').includes('text/event-stream')) return sendError(res, method, MCP_METHODS);
       if (m !== 'get' && m !== 'head') return sendError(res, method, METHOD_NOT_ALLOWED);

@@ -12,11 +12,12 @@
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import type { Item } from '../search/item.js';
 
 const FORMAT = 'wires-snapshot';
@@ -45,7 +46,7 @@ function itemLine(i: Item): string {
 
 export async function saveWire(dataDir: string, wire: string, items: readonly Item[]): Promise<void> {
   const dir = snapshotDir(dataDir);
-  mkdirSync(dir, { recursive: true });
+  privateDir(dir);
   const hash = createHash('sha256');
   const chunks: string[] = [];
   for (let i = 0; i < items.length; i += CHUNK) {
@@ -59,8 +60,9 @@ export async function saveWire(dataDir: string, wire: string, items: readonly It
   const header: Header = { format: FORMAT, version: VERSION, wire, count: items.length, savedAt: new Date().toISOString(), sha256: hash.digest('hex') };
   const finalPath = join(dir, `${wire}.jsonl`);
   const tmpPath = `${finalPath}.${process.pid}.tmp`;
-  const fh = await open(tmpPath, 'w');
+  const fh = await open(tmpPath, 'w', PRIVATE_FILE_MODE);
   try {
+    await fh.chmod(PRIVATE_FILE_MODE);
     await fh.write(JSON.stringify(header) + '\n');
     for (const chunk of chunks) await fh.write(chunk);
     await fh.sync();
