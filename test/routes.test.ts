@@ -196,7 +196,8 @@ describe('presented payments', () => {
   const pay = (header: string, value: string) => json('/cve/latest', { headers: { [header]: value } });
 
   test('an unreadable payment header is a 400 invalid_payment, never data', async () => {
-    for (const value of ['!!!not base64!!!', b64('not json'), b64([1, 2]), b64({ x402Version: 2 }), 'A'.repeat(9000)]) {
+    // `e30=` is base64 of `{}`: JSON, but no x402 payload.
+    for (const value of ['!!!not base64!!!', b64('not json'), b64([1, 2]), 'e30=', b64({ x402Version: 2 }), 'A'.repeat(9000)]) {
       const { status, body } = await pay('PAYMENT-SIGNATURE', value);
       assert.equal(status, 400, value.slice(0, 40));
       assert.equal(body.error.code, 'invalid_payment');

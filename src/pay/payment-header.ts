@@ -75,6 +75,8 @@ export function readPaymentHeader(value: string): PaymentIntake {
 export function readPaymentPayload(json: unknown, where = 'payment'): PaymentIntake {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'malformed', message: `${where} is not a JSON object` };
   const version = (json as { x402Version?: unknown }).x402Version;
+  // Without a version it is no x402 payload at all (`{}` included): unreadable, 400.
+  if (version === undefined) return { kind: 'malformed', message: `${where} has no x402Version: not an x402 PaymentPayload` };
   if (version !== 2) {
     return { kind: 'rejected', reason: 'invalid_x402_version', message: `x402Version ${JSON.stringify(version) ?? 'missing'} is not supported; pay with x402 v2` };
   }
