@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the system packages the tests and benchmarks use, when they are missing:
+#   nginx  test/nginx.test.ts runs the shipped proxy config (deploy/nginx) end to end
+#   wrk    HTTP load generator for the benchmarks
+# Idempotent: does nothing when both are present. Debian/Ubuntu (apt-get); run as root or
+# with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
+set -euo pipefail
+
+missing=()
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-system-deps: nginx and wrk present"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-system-deps: missing ${missing[*]} and no apt-get; install them by hand" >&2
+  exit 1
+fi
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+    echo "install-system-deps: missing ${missing[*]}; run as root to install them" >&2
+    exit 1
+  fi
+fi
+
+# Keep the package scripts from starting the distribution's nginx service (it would take
+# port 80); the tests run their own nginx. Only when no policy is in place already.
+policy=/usr/sbin/policy-rc.d
+added_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null
+  "${SUDO[@]}" chmod 0755 "$policy"
+  added_policy=1
+fi
+cleanup() { if [ "$added_policy" = 1 ]; then "${SUDO[@]}" rm -f "$policy"; fi; }
+trap cleanup EXIT
+
+echo "install-system-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+/usr/sbin/nginx -v
+command -v wrk
