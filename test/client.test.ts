@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { previewParams } from '../src/client/client.js';
 import { WiresClient, WiresError } from '../src/client/index.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { ChainReader } from '../src/pay/chain.js';
@@ -92,6 +93,22 @@ describe('wires CLI', () => {
     assert.match(limited.stderr, /above the limit of 0\.005 USD per call/);
     assert.equal(await balance(payer.address), before);
   });
+
+  test('--help prints the usage on stdout and exits 0; without a key, --limit reaches the preview, capped at 3', async () => {
+    const help = await wires(['--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^usage: wires <wire>/);
+    assert.equal(help.stderr, '');
+    const wireHelp = await wires(['cve', '--help']);
+    assert.equal(wireHelp.code, 0);
+    assert.match(wireHelp.stdout, /cve: --src cisa\|ubuntu\|msrc\|debian\|zdi/);
+    const two = await wires(['cve', '--src', 'cisa', '--limit', '2', '--json']);
+    assert.equal(two.code, 0, two.stderr);
+    assert.equal(JSON.parse(two.stdout).articles.length, 2);
+    const many = await wires(['cve', '--limit', '20', '--json']);
+    assert.equal(many.code, 0, many.stderr);
+    assert.equal(JSON.parse(many.stdout).articles.length, 3);
+  });
 });
 
 describe('wires-mcp over stdio', () => {
@@ -149,10 +166,24 @@ describe('wires-mcp over stdio', () => {
       proxy.close();
     }
   });
+
+  test('without a key a paid tool answers the preview with the asked limit, capped at 3', async () => {
+    const client = await connect({});
+    try {
+      const two = await client.callTool({ name: 'cve_latest', arguments: { src: 'cisa', limit: 2 } });
+      assert.match(texts(two), /No WALLET_PRIVATE_KEY is configured, so nothing was paid\. Showing the free preview/);
+      assert.equal(JSON.parse((two.content as { text: string }[])[1]!.text).articles.length, 2);
+      const capped = await client.callTool({ name: 'edgar_filings', arguments: { limit: 20 } });
+      assert.equal(capped.isError, undefined, texts(capped));
+      assert.equal(JSON.parse((capped.content as { text: string }[])[1]!.text).articles.length, 3);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('sign-payment script (curl)', () => {
-  test('prints a header that pays for exactly one call', async () => {
+  test('prints a header that pays for exactly one call; resent (a retry after a lost answer), it gets the same answer free', async () => {
     const payer = devnet.payers[0]!;
     const url = `${svc.base}/cve/latest?src=cisa`;
     const before = await balance(payer.address);
@@ -160,6 +191,10 @@ describe('sign-payment script (curl)', () => {
     assert.equal(code, 0, stderr);
     const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': stdout.trim() } });
     assert.equal(res.status, 200);
+    // It carries a payment-identifier, which is what makes the resend the payer's own.
+    const again = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': stdout.trim() } });
+    assert.equal(again.status, 200);
+    assert.equal(await again.text(), await res.text());
     assert.equal((await balance(payer.address)) - before, -5000n);
   });
 });
@@ -173,5 +208,14 @@ describe('client module', () => {
     assert.ok(result.envelope.articles.every((a) => a.category === 'cisa'));
     await assert.rejects(client.call('/cve/preview', { src: 'nope' }), (err: WiresError) => err.code === 'invalid_parameter' && (err.details.allowed as string[]).includes('cisa'));
     assert.throws(() => new WiresClient({ url: svc.base, privateKey: 'not-a-key' }), /64 hex digits/);
+  });
+
+  test('a preview takes the asked limit capped at 3', async () => {
+    const client = new WiresClient({ url: svc.base });
+    assert.equal((await client.wire('cve', { limit: 2 })).envelope.articles.length, 2);
+    assert.equal((await client.wire('edgar', { limit: 20 }, { preview: true })).envelope.articles.length, 3);
+    assert.deepEqual(previewParams('/cve/preview', { src: 'cisa', limit: '50' }), { src: 'cisa', limit: '3' });
+    assert.deepEqual(previewParams('/cve/preview', { limit: 1 }), { limit: 1 });
+    assert.throws(() => previewParams('/cve/latest', {}), /unknown preview route/);
   });
 });

@@ -4,6 +4,7 @@
  *
  *   wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
  *   wires health | prices
+ *   wires --help | wires <wire> --help
  *
  * Pays with WALLET_PRIVATE_KEY when it is set (within MAX_PRICE_PER_CALL_USD and
  * MAX_SPEND_USD, after checking the offer against the published price list); otherwise
@@ -11,7 +12,7 @@
  * http://localhost:4021).
  */
 import { WIRES, type WireDef } from '../catalog/index.js';
-import { WiresClient, WiresError, type Envelope } from './client.js';
+import { previewParams, WiresClient, WiresError, type Envelope } from './client.js';
 import { clientFromEnv } from './env.js';
 
 const USAGE = `usage: wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
@@ -19,6 +20,13 @@ const USAGE = `usage: wires <wire> [q] [--<filter> value] [--since 6h] [--limit 
 wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`;
 
 class UsageError extends Error {}
+
+/** `--help` / `-h` / `help`: the usage (and a wire's options), on stdout, exit 0. */
+function help(name: string | undefined): string {
+  const wire = name === undefined ? undefined : (WIRES.find((w) => w.id === name) ?? WIRES.find((w) => w.paid.some((r) => r.path === `/${name}`)));
+  if (!wire) return USAGE;
+  return `${USAGE}\n${name}: --${wire.filter.name} ${wire.filter.values.join('|')}, --since, --limit, --preview, --json`;
+}
 
 interface Parsed {
   wire: WireDef;
@@ -28,9 +36,11 @@ interface Parsed {
   json: boolean;
 }
 
-function parseArgs(argv: string[]): Parsed | { command: 'health' | 'prices'; json: boolean } {
+function parseArgs(argv: string[]): Parsed | { command: 'health' | 'prices'; json: boolean } | { help: string } {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h') throw new UsageError(USAGE);
+  if (name === '--help' || name === '-h' || name === 'help') return { help: help(rest[0]) };
+  if (rest.includes('--help') || rest.includes('-h')) return { help: help(name) };
+  if (!name) throw new UsageError(USAGE);
   const json = rest.includes('--json');
   if (name === 'health' || name === 'prices') return { command: name, json };
   // A wire id, or another paid route by name (headlines).
@@ -88,19 +98,22 @@ function table(env: Envelope): string {
 
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
+  if ('help' in parsed) {
+    process.stdout.write(parsed.help + '\n');
+    return 0;
+  }
   const client: WiresClient = clientFromEnv();
   if ('command' in parsed) {
     const value = parsed.command === 'health' ? await client.health() : Object.fromEntries(await client.prices());
     process.stdout.write(JSON.stringify(value, null, 2) + '\n');
     return 0;
   }
-  const { wire, params, json } = parsed;
-  let path = parsed.path;
+  const { wire, json } = parsed;
+  let { path, params } = parsed;
   if (parsed.preview || !client.canPay) {
     if (!parsed.preview) process.stderr.write(`no WALLET_PRIVATE_KEY: showing the free preview (top 3) of ${wire.id}\n`);
     path = wire.preview.path;
-    delete params.limit;
-    if (wire.preview.q === 'none') delete params.q;
+    params = previewParams(path, params);
   }
   const result = await client.call(path, params);
   if (json) process.stdout.write(JSON.stringify(result.envelope, null, 2) + '\n');

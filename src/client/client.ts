@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ROUTES, WIRES, type Route } from '../catalog/index.js';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../pay/eip3009.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../pay/transfer-types.js';
 import type { WireFilters, WireId } from './wires.gen.js';
 
 export type { WireFilters, WireId } from './wires.gen.js';
@@ -126,8 +126,9 @@ export class WiresClient {
   wire<W extends WireId>(wire: W, params: WireParams & WireFilters[W] = {}, opts: { preview?: boolean } = {}): Promise<CallResult> {
     const def = WIRES.find((w) => w.id === wire);
     if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
-    const path = opts.preview || !this.account ? def.preview.path : def.paid[0]!.path;
-    return this.call(path, params as Record<string, string | number>);
+    const all = params as Record<string, string | number>;
+    if (opts.preview || !this.account) return this.call(def.preview.path, previewParams(def.preview.path, all));
+    return this.call(def.paid[0]!.path, all);
   }
 
   /** Calls a route by path, paying if it is a paid one. */
@@ -222,8 +223,29 @@ export class WiresClient {
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: BigInt(offer.amount), validAfter: 0n, validBefore: BigInt(validBefore) },
     });
-    return { x402Version: 2, resource, accepted: offer, payload: { signature, authorization } };
+    // A payment-identifier id never goes on chain: with it, resending this exact payment
+    // after a lost response gets the answer again, charged once (without it, the service
+    // treats a resend after settlement began as a replay).
+    const id = `wires_${randomBytes(16).toString('hex')}`;
+    return { x402Version: 2, resource, accepted: offer, payload: { signature, authorization }, extensions: { 'payment-identifier': { info: { required: false, id } } } };
   }
+}
+
+/**
+ * A call's parameters as the free preview at `previewPath` takes them: `limit` capped at the
+ * preview's maximum (3), `q` dropped where the preview takes none. A `limit` that is not a
+ * whole number is left for the service to refuse.
+ */
+export function previewParams<P extends Record<string, string | number | undefined>>(previewPath: string, params: P): P {
+  const route = ROUTES.find((r) => r.path === previewPath && r.kind === 'preview');
+  if (!route) throw new WiresError('unknown_route', `unknown preview route ${previewPath}`);
+  const out: Record<string, string | number | undefined> = { ...params };
+  if (out.limit !== undefined && /^\d+$/.test(String(out.limit))) {
+    const capped = Math.min(Number(out.limit), route.def.maxLimit);
+    out.limit = typeof out.limit === 'number' ? capped : String(capped);
+  }
+  if (route.def.q === 'none') delete out.q;
+  return out as P;
 }
 
 async function serviceError(res: Response): Promise<WiresError> {

@@ -1,3 +1,3 @@
-/** The client module: `import { WiresClient } from 'wires-service'`. */
+/** The client module: `import { WiresClient } from '@wires-service/wires'`. */
 export { WiresClient, WiresError, type Article, type CallResult, type ClientOptions, type Envelope, type WireParams } from './client.js';
 export type { WireFilters, WireId } from './wires.gen.js';

@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ROUTE_BY_TOOL, TOOLS } from '../mcp/tools.js';
-import { WiresError, type CallResult } from './client.js';
+import { previewParams, WiresError, type CallResult } from './client.js';
 import { clientFromEnv } from './env.js';
 
 const client = clientFromEnv();
@@ -25,8 +25,8 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
   if (!route) return { isError: true, content: text(`unknown tool ${req.params.name}`) };
   const args = Object.fromEntries(Object.entries(req.params.arguments ?? {}).map(([k, v]) => [k, String(v)]));
   const preview = async (why: string) => {
-    const { limit: _limit, ...rest } = args;
-    const result = await client.call(route.previewPath, rest);
+    // The caller's limit, capped at the preview's 3.
+    const result = await client.call(route.previewPath, previewParams(route.previewPath, args));
     return { content: text(`${why} Showing the free preview (top 3) instead.`).concat(text(describe(result))) };
   };
   try {

@@ -38,17 +38,7 @@ export const TRANSFER_TYPEHASH = keccak_256(
   utf8('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'),
 );
 
-/** The EIP-712 types of a TransferWithAuthorization, in the form signers (viem) take. */
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+export { TRANSFER_WITH_AUTHORIZATION_TYPES } from './transfer-types.js';
 
 export interface Eip712Domain {
   name: string;
