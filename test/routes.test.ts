@@ -141,6 +141,8 @@ describe('paid routes', () => {
           extra: { name: 'USD Coin', version: '2' },
         },
       ]);
+      // Declared optional: a client that sends an id may resend the same payment safely.
+      assert.equal(offer.extensions['payment-identifier'].info.required, false);
       assert.equal(body.error.code, 'payment_required');
       assert.equal(body.error.price, route.def.price);
       assert.equal(body.error.currency, 'USD');

@@ -24,7 +24,22 @@ export interface PaymentRequired {
   error?: string;
   resource: { url: string; description: string; mimeType: 'application/json' };
   accepts: PaymentRequirements[];
+  extensions?: Record<string, unknown>;
 }
+
+/**
+ * The x402 `payment-identifier` extension, declared optional: a client that sends an id may
+ * resend the same payment after a lost answer and get it again, charged once (payments.ts).
+ */
+export const PAYMENT_IDENTIFIER_EXTENSION = {
+  info: { required: false },
+  schema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } },
+    required: ['required'],
+  },
+} as const;
 
 /** A paid route's offer in every form the server sends it. */
 export interface Offer {
@@ -51,6 +66,7 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
     error: 'PAYMENT-SIGNATURE header is required',
     resource: { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' },
     accepts: [requirements],
+    extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION },
   };
   const body = Buffer.from(
     paymentErrorBody(
