@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
-import { createApp, listen, type RunningServer } from './http/server.js';
+import { createApp, listen, ListenError, type RunningServer } from './http/server.js';
 import { buildRouteRuntimes } from './http/route-runtime.js';
 import { loadUws, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
@@ -16,6 +16,7 @@ import type { PollResult, PollTask } from './ingest/poll-task.js';
 import { Scheduler } from './ingest/scheduler.js';
 import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
 import { log } from './log.js';
+import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
 import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
@@ -121,8 +122,25 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
   checkCatalog();
   const uws = loadUws();
   checkUws(uws, config);
-  // Journal and snapshots live here: only the service's user may read them.
+  // Journal and snapshots live here: only the service's user may read them, and only one
+  // instance may use them.
   privateDir(config.dataDir);
+  let lock: DataLock;
+  try {
+    lock = lockDataDir(config.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new StartupError(err.message);
+    throw err;
+  }
+  try {
+    return await startLocked(config, opts, uws, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: LoadedUws, lock: DataLock): Promise<Service> {
   let pay: PaymentsSetup | null = null;
   if (config.paymentsProblem) {
     log.warn(`PAYMENTS DISABLED: ${config.paymentsProblem}. Paid routes answer 503 until it is fixed.`);
@@ -173,7 +191,14 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     payments: pay?.payments ?? null,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
   };
-  const server: RunningServer = await listen(createApp(deps), deps);
+  let server: RunningServer;
+  try {
+    server = await listen(createApp(deps), deps);
+  } catch (err) {
+    await pool?.destroy();
+    await pay?.payments.stop();
+    throw err instanceof ListenError ? new StartupError(err.message) : err;
+  }
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
 
   const allWires = wires;
@@ -214,6 +239,7 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
       await snapshot();
       await pool?.destroy();
       await pay?.payments.stop();
+      lock.release();
       log.info('stopped');
     },
   };

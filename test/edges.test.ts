@@ -204,7 +204,7 @@ describe('devnet lifetime', () => {
     await until('devnet.json', () => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'));
     assert.equal((statSync(file).mode & 0o777).toString(8), '600');
     const info = JSON.parse(readFileSync(file, 'utf8'));
-    assert.equal(info.pid, first.child.pid);
+    assert.equal(info.owner.pid, first.child.pid);
     assert.ok(await answers(info.rpcUrl), 'anvil answers');
 
     first.child.kill('SIGKILL');
@@ -214,14 +214,14 @@ describe('devnet lifetime', () => {
 
     const second = startDevnetProcess(file);
     try {
-      await until('the new devnet.json', () => existsSync(file) && JSON.parse(readFileSync(file, 'utf8') || '{}').pid === second.child.pid);
+      await until('the new devnet.json', () => existsSync(file) && JSON.parse(readFileSync(file, 'utf8') || '{}').owner?.pid === second.child.pid);
       assert.match(second.output(), /reclaiming a stale devnet file/);
 
       const third = startDevnetProcess(file);
       const code = await third.exited;
       assert.notEqual(code, 0);
       assert.match(third.output(), new RegExp(`belongs to a running devnet \\(pid ${second.child.pid}\\)`));
-      assert.equal(JSON.parse(readFileSync(file, 'utf8')).pid, second.child.pid, 'the live owner keeps its file');
+      assert.equal(JSON.parse(readFileSync(file, 'utf8')).owner.pid, second.child.pid, 'the live owner keeps its file');
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;

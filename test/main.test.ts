@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -98,4 +98,31 @@ test('a bad setting stops start-up with a clear message', async () => {
   const result = await run({ PORT: 'eighty' });
   assert.equal(result.code, 2);
   assert.match(result.stderr, /PORT must be an integer from 0 to 65535, got \\"eighty\\"/);
+});
+
+test('one instance per port and per DATA_DIR: a second start refuses with a clear message (exit 2) and the first keeps serving', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wires-main-'));
+  const result = await run({ DATA_DIR: dataDir }, async (port) => {
+    const samePort = await run({ PORT: String(port) });
+    assert.equal(samePort.code, 2, samePort.stderr);
+    assert.match(samePort.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+    const sameDir = await run({ DATA_DIR: dataDir });
+    assert.equal(sameDir.code, 2, sameDir.stderr);
+    assert.match(sameDir.stderr, /DATA_DIR is in use by the service with pid \d+/);
+    // Every request still reaches the first instance (a shared port would split them).
+    for (let i = 0; i < 20; i++) assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(existsSync(join(dataDir, 'lock')), false, 'the lock is released at stop');
+});
+
+test('a lock left by a service that is gone is taken over', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wires-main-'));
+  // A pid that runs, but with another start time: the pid of a crashed service, reused.
+  writeFileSync(join(dataDir, 'lock'), JSON.stringify({ pid: process.pid, started: 1 }));
+  const result = await run({ DATA_DIR: dataDir }, async (port) => {
+    assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /taking over the lock of a service that is gone/);
 });

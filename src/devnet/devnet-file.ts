@@ -1,12 +1,13 @@
 /**
  * DEVNET_FILE (default ./devnet.json): where a running devnet writes its coordinates and
- * funded keys (0600), with the pid of the process that owns it. A file whose owner is gone
+ * funded keys (0600), with the process that owns it (owner.ts). A file whose owner is gone
  * (a run killed with SIGKILL) is stale and reclaimed; one whose owner still runs is not
  * taken over.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { log } from '../log.js';
+import { ownerAlive, thisProcess, type Owner } from '../owner.js';
 import { writePrivateFile } from '../private-files.js';
 import type { DevnetInfo } from './devnet.js';
 
@@ -14,32 +15,22 @@ export function devnetFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.DEVNET_FILE || './devnet.json');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Throws if a live process owns the file; removes a stale one. Call before starting the devnet. */
 export function claimDevnetFile(path: string): void {
-  let owner: number | undefined;
+  let owner: Partial<Owner> = {};
   try {
-    owner = (JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown }).pid as number | undefined;
+    owner = (JSON.parse(readFileSync(path, 'utf8')) as { owner?: Partial<Owner> }).owner ?? {};
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     // Unreadable or not JSON: nobody can be using it.
   }
-  if (typeof owner === 'number' && owner !== process.pid && alive(owner)) {
-    throw new Error(`${path} belongs to a running devnet (pid ${owner}); stop it or set DEVNET_FILE to another path`);
+  if (owner.pid !== process.pid && ownerAlive(owner)) {
+    throw new Error(`${path} belongs to a running devnet (pid ${owner.pid}); stop it or set DEVNET_FILE to another path`);
   }
-  log.warn('reclaiming a stale devnet file', { path, ...(owner ? { pid: owner } : {}) });
+  log.warn('reclaiming a stale devnet file', { path, ...(owner.pid ? { pid: owner.pid } : {}) });
   rmSync(path, { force: true });
 }
 
 export function writeDevnetFile(path: string, info: DevnetInfo): void {
-  writePrivateFile(path, JSON.stringify({ ...info, pid: process.pid }, null, 2) + '\n');
+  writePrivateFile(path, JSON.stringify({ ...info, owner: thisProcess() }, null, 2) + '\n');
 }

@@ -307,11 +307,22 @@ function safeUrl(req: HttpRequest): string {
   }
 }
 
+/** The build has listen(host, port, options, cb) and the option; its typings have neither. */
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
+const listenWithOptions = (app: TemplatedApp) => (app.listen as unknown as ListenWithOptions).bind(app);
+const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
+
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
 export function listen(app: TemplatedApp, deps: ServerDeps): Promise<RunningServer> {
   const { uws } = deps.uws;
   return new Promise((resolve, reject) => {
-    app.listen(deps.config.host, deps.config.port, (socket: us_listen_socket | false) => {
-      if (!socket) return reject(new Error(`cannot listen on ${deps.config.host}:${deps.config.port}`));
+    // Exclusively: by default this build listens with port reuse, and a second instance on
+    // the same port would start without error and take half of the connections.
+    listenWithOptions(app)(deps.config.host, deps.config.port, EXCLUSIVE_PORT, (socket: us_listen_socket | false) => {
+      if (!socket) return reject(new ListenError(`cannot listen on ${deps.config.host}:${deps.config.port}: the port is in use by another process, or the address is not this machine's`));
       resolve({
         port: uws.us_socket_local_port(socket as never),
         // App.close() (present in this build, missing from its typings) also drops open
