@@ -22,7 +22,6 @@ setLogLevel('error');
 /** Sources pointed at misbehaving endpoints, and what /health must then say about them. */
 const CHAOS: Record<string, { path: string; code?: string }> = {
   krebs: { path: '/500', code: 'http_status' },
-  zdi: { path: '/hang', code: 'timeout' },
   'ethereum-blog': { path: '/malformed', code: 'parse_malformed' },
   'nasa-releases': { path: '/huge', code: 'too_large' },
   espn: { path: '/bomb', code: 'decoded_too_large' },
@@ -49,7 +48,7 @@ async function start(overrides: Record<string, string>, env: Record<string, stri
     DATA_DIR: dir,
     WIRES_SOURCES: file,
     POLL_INTERVAL_SEC: '3600',
-    FETCH_TIMEOUT_SEC: '3',
+    FETCH_TIMEOUT_SEC: GENEROUS_FETCH_TIMEOUT_SEC,
     ...env,
   });
   const service = await startService(config);
@@ -65,42 +64,46 @@ function sourceState(health: any, id: string): any {
   return health.sources.detail.find((s: any) => s.id === id);
 }
 
+/**
+ * Polls /health every 100 ms until `done(health)` holds, and returns that health; fails after
+ * `ms`. Ingestion runs in a worker thread at the lowest CPU priority, so on a loaded machine it
+ * takes as long as it takes: tests wait for conditions, never for fixed windows.
+ */
+async function healthWhen(base: string, what: string, done: (health: any) => boolean, ms = 60_000): Promise<any> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { body } = await getJson(base, '/health');
+    if (done(body)) return body;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}: ${JSON.stringify(body.sources.detail.map((s: any) => [s.id, s.polls, s.last_error?.code ?? null]))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Overall deadline of one poll where no test waits for it to expire. Far above what fixture
+ * polls take even when the low-priority worker is starved by other load (seconds).
+ */
+const GENEROUS_FETCH_TIMEOUT_SEC = '60';
+
 describe('ingestion from recorded-format feeds and misbehaving sources', () => {
   let fixtures: FixtureServer;
   let chaos: ChaosServer;
   let run: Running;
-  let healthDuringFirstRun: any;
 
   before(async () => {
     fixtures = await startFixtureServer();
     chaos = await startChaosServer();
     const overrides = { ...fixtures.overrides };
     for (const [id, c] of Object.entries(CHAOS)) overrides[id] = chaos.url + c.path;
+    // No deadline here is a test's window: the slow misbehaviours (a 50 MiB body, a gzip bomb)
+    // end at their caps however long a loaded machine takes to get there.
     run = await start(overrides);
-    // While the hanging source is still in flight, every healthy source must already be in.
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const { body } = await getJson(run.base, '/health');
-      const healthy = body.sources.detail.filter((s: any) => !(s.id in CHAOS));
-      if (healthy.every((s: any) => s.last_success !== null) || Date.now() > deadline) {
-        healthDuringFirstRun = body;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
     await run.service.scheduler!.firstRun;
   });
   after(async () => {
     await run.service.stop();
     await fixtures.close();
     await chaos.close();
-  });
-
-  test('a hanging source does not hold up the others', () => {
-    const zdi = sourceState(healthDuringFirstRun, 'zdi');
-    assert.equal(zdi.last_success, null);
-    assert.equal(zdi.last_error, null, 'the hang is still in flight while the others are done');
-    for (const s of healthDuringFirstRun.sources.detail) if (!(s.id in CHAOS)) assert.ok(s.last_success, s.id);
   });
 
   test('every preview of every wire and filter value serves ingested items with correct fields and ages', async () => {
@@ -202,28 +205,62 @@ describe('ingestion from recorded-format feeds and misbehaving sources', () => {
 });
 
 describe('cadence', () => {
-  test('runs keep their interval while a slow source is in flight, skip it, and shutdown does not wait for it', async () => {
+  test('a hanging source holds up no other source; runs keep their interval, skip it, and shutdown does not wait for it', async () => {
     const fixtures = await startFixtureServer();
     const chaos = await startChaosServer();
-    const run = await start({ ...fixtures.overrides, 'cnbc-energy': chaos.url + '/hang' }, { POLL_INTERVAL_SEC: '1', FETCH_TIMEOUT_SEC: '60' });
+    // The hanging poll's deadline (120 s) is far beyond the wait below (at most 45 s).
+    const run = await start({ ...fixtures.overrides, 'cnbc-energy': chaos.url + '/hang' }, { POLL_INTERVAL_SEC: '1', FETCH_TIMEOUT_SEC: '120' });
     let stopped = false;
     try {
-      await new Promise((r) => setTimeout(r, 3500));
-      const health = (await getJson(run.base, '/health')).body;
+      // A breaking source is polled three times (a source is never polled twice at once, so two
+      // of them completed) while the hanging one is still on its first: runs went on without
+      // waiting for it. (A scheduler that waited would never get there.)
+      // Every other source is in by then, too: the hanging one holds up nobody.
+      const health = await healthWhen(
+        run.base,
+        'three polls of a healthy breaking source and every other source in',
+        (h) => sourceState(h, 'cnbc-finance').polls >= 3 && h.sources.detail.every((s: any) => s.id === 'cnbc-energy' || s.last_success !== null),
+        45_000,
+      );
       const hanging = sourceState(health, 'cnbc-energy');
-      const healthy = sourceState(health, 'cnbc-finance');
       assert.equal(hanging.polls, 1, 'never polled twice at once');
-      assert.ok(healthy.polls >= 3, `a breaking source polled ${healthy.polls} times in 3.5 s`);
-      assert.ok(health.observed_interval_sec >= 0.5 && health.observed_interval_sec <= 1.5, `observed ${health.observed_interval_sec}`);
-      // Shutting down does not wait for the hanging poll's 60 s deadline.
+      assert.equal(hanging.last_success, null);
+      assert.equal(hanging.last_error, null, 'the first poll is still in flight');
+      // Runs start on their timer whatever is in flight: the measured interval is the
+      // configured 1 s (whole seconds; 2 allows for timers delayed on a loaded machine).
+      assert.ok(health.observed_interval_sec >= 1 && health.observed_interval_sec <= 2, `observed ${health.observed_interval_sec}`);
+      // Shutting down does not wait for the hanging poll's 120 s deadline.
       const stopping = Date.now();
       await run.service.stop();
       stopped = true;
-      assert.ok(Date.now() - stopping < 10_000, `stop took ${Date.now() - stopping} ms`);
+      assert.ok(Date.now() - stopping < 20_000, `stop took ${Date.now() - stopping} ms`);
     } finally {
       if (!stopped) await run.service.stop();
       await chaos.close();
       await fixtures.close();
+    }
+  });
+});
+
+describe('a hanging source', () => {
+  test('is given up at FETCH_TIMEOUT_SEC with a timeout error', async () => {
+    const chaos = await startChaosServer();
+    // Every other source gets a quick 404 (no parsing): nothing else competes for the worker.
+    const overrides: Record<string, string> = {};
+    for (const s of SOURCES) overrides[s.id] = `${chaos.url}/missing/${s.id}`;
+    overrides['zdi'] = chaos.url + '/hang';
+    const run = await start(overrides, { FETCH_TIMEOUT_SEC: '3' });
+    try {
+      const health = await healthWhen(run.base, 'the hanging source to give up', (h) => sourceState(h, 'zdi').last_error !== null, 60_000);
+      const zdi = sourceState(health, 'zdi');
+      assert.equal(zdi.last_error.code, 'timeout', JSON.stringify(zdi.last_error));
+      assert.match(zdi.last_error.message, /3000 ms/);
+      assert.equal(zdi.polls, 1);
+      assert.equal(zdi.last_success, null);
+      assert.equal(sourceState(health, 'krebs').last_error.code, 'http_status', 'the others were answered');
+    } finally {
+      await run.service.stop();
+      await chaos.close();
     }
   });
 });

@@ -186,3 +186,124 @@ test('random data: results equal a brute-force reference, on both query paths', 
   }
   assert.ok(frequent > 20, 'frequent-term queries were exercised');
 });
+
+/*
+ * Hand-written references: the brute-force reference above shares `tokenize` with the code it
+ * checks, so a tokeniser bug would be invisible to it. These expectations are written out by
+ * hand from what the tokeniser promises (Unicode-aware, lower-cased, diacritics removed, split
+ * on anything that is not a letter or a digit, tokens over 40 characters dropped).
+ */
+describe('tokenize: hand-written cases', () => {
+  const cases: [string, string[]][] = [
+    ['Fed Cuts Rates', ['fed', 'cuts', 'rates']],
+    // diacritics and case
+    ['Zürich Crème Brûlée', ['zurich', 'creme', 'brulee']],
+    ['ÉCOLE Naïve Façade', ['ecole', 'naive', 'facade']],
+    ['İstanbul', ['istanbul']],
+    ['ΣΟΦΟΣ σοφός', ['σοφος', 'σοφος']], // final sigma either way
+    // punctuation, apostrophes (straight and curly), hyphens
+    ["Fed's Rate-Cut: 0.25%!", ['fed', 's', 'rate', 'cut', '0', '25']],
+    ["don't", ['don', 't']],
+    ['Macy’s', ['macy', 's']],
+    ['COVID-19 e-mail', ['covid', '19', 'e', 'mail']],
+    ['U.S. S&P 500 AT&T', ['u', 's', 's', 'p', '500', 'at', 't']],
+    ['C++ C# .NET', ['c', 'c', 'net']],
+    ['snake_case', ['snake', 'case']],
+    ['$1,000.50', ['1', '000', '50']],
+    ['v1.2.3 IPv6', ['v1', '2', '3', 'ipv6']],
+    // URLs and addresses
+    ['https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent', ['https', 'www', 'sec', 'gov', 'cgi', 'bin', 'browse', 'edgar', 'action', 'getcurrent']],
+    ['ops@example.com', ['ops', 'example', 'com']],
+    // compatibility forms: ligatures, full-width and superscript digits
+    ['ﬁnance', ['finance']],
+    ['２０２６', ['2026']],
+    ['x²', ['x2']],
+    // whitespace, symbols, emoji
+    ['tab\there\nnew line', ['tab', 'here', 'new', 'line']],
+    ['🚀 launch — “quoted” «guillemets»', ['launch', 'quoted', 'guillemets']],
+    ['', []],
+    ['!!! ... ---', []],
+    // CJK separated by spaces
+    ['東京 地震', ['東京', '地震']],
+    // the length bound: 40 characters kept, 41 dropped
+    [`${'a'.repeat(40)} ${'b'.repeat(41)} ok`, ['a'.repeat(40), 'ok']],
+  ];
+  for (const [input, expected] of cases) {
+    test(JSON.stringify(input.length > 60 ? input.slice(0, 60) + '…' : input), () => {
+      assert.deepEqual(tokenize(input), expected);
+    });
+  }
+
+  test('Hangul is matched syllable for syllable (tokens are compared decomposed on both sides)', () => {
+    assert.deepEqual(tokenize('서울 지진'), ['서울'.normalize('NFD'), '지진'.normalize('NFD')]);
+  });
+});
+
+describe('search: hand-written end-to-end cases', () => {
+  const w = index([
+    item('a', 'Zürich bank raises rates', 1),
+    item('b', 'U.S. jobs report: payrolls beat', 2),
+    item('c', "Fed's rate-cut odds rise", 3),
+    item('d', 'COVID-19 cases fall', 4),
+    item('e', 'Naïve investors pile in', 5, { summary: 'Retail flows hit a record' }),
+    item('f', 'Filing posted', 6, { summary: 'See https://www.sec.gov/cgi-bin/browse-edgar' }),
+    item('g', 'Rates steady; rate cut later?', 7),
+  ]);
+  const cases: [string, string[]][] = [
+    ['zurich', ['a']],
+    ['ZÜRICH', ['a']],
+    // no stemming: "rates" and "rate" are different terms
+    ['rates', ['a', 'g']],
+    ['rate cut', ['c', 'g']],
+    ['rate-cut', ['c', 'g']],
+    ['covid 19', ['d']],
+    ['covid-19', ['d']],
+    ['fed’s', ['c']], // curly apostrophe in the query, straight in the title
+    ['u.s. jobs', ['b']],
+    ['naive record', ['e']], // one term in the title, one in the summary
+    ['sec.gov edgar', ['f']],
+    ['bank nothing', []],
+  ];
+  for (const [query, expected] of cases) {
+    test(`q=${JSON.stringify(query)}`, () => {
+      assert.deepEqual(ids(w.search(q(query), NOW)), expected);
+    });
+  }
+});
+
+/*
+ * Cases where the tokeniser (or the query path) does something a user would notice, against
+ * what the README or the tokeniser's own comment promises. Kept as todo tests: they run and
+ * report, without failing the suite, until src/ decides.
+ */
+describe('tokenizer gaps a user would notice', () => {
+  test('"US" finds "U.S." (the most common spelling in US headlines)', { todo: 'U.S. tokenizes to u + s, so q=us jobs misses "U.S. jobs report"' }, () => {
+    const w = index([item('b', 'U.S. jobs report: payrolls beat', 1)]);
+    assert.deepEqual(ids(w.search(q('us jobs'), NOW)), ['b']);
+  });
+
+  test('a word inside unspaced Chinese or Japanese text is found', { todo: 'CJK text without spaces is one token: q=地震 misses "東京の地震"' }, () => {
+    const w = index([item('g', '東京の地震', 1)]);
+    assert.deepEqual(ids(w.search(q('地震'), NOW)), ['g']);
+  });
+
+  test('every query term must match, including one over 40 characters', { todo: 'a query term over 40 characters is silently dropped, so items without it match' }, () => {
+    const long = 'x'.repeat(41);
+    const w = index([item('k', 'alpha report', 1), item('l', `alpha ${long} report`, 2)]);
+    const hits = ids(w.search(q(`${long} alpha`), NOW));
+    assert.equal(hits.includes('k'), false, 'an item without the long term is not a match');
+  });
+
+  test('every query term must match, even beyond the eighth', { todo: 'terms after the eighth are ignored (MAX_QUERY_TERMS), so items without them match' }, () => {
+    const w = index([item('i', 'one two three four five six seven eight', 1), item('j', 'one two three four five six seven eight nine', 2)]);
+    assert.deepEqual(ids(w.search(q('one two three four five six seven eight nine'), NOW)), ['j']);
+  });
+
+  test('letters with strokes and ligatures lose their diacritics too (Łódź, København, Straße)', { todo: 'only combining marks are removed: ł, ø, ß, æ, œ stay, so q=lodz misses Łódź' }, () => {
+    assert.deepEqual(tokenize('Łódź København Straße'), ['lodz', 'kobenhavn', 'strasse']);
+  });
+
+  test('removing marks does not merge different Japanese words (ガス gas vs カス dregs)', { todo: 'NFKD + mark removal strips dakuten: ガス tokenizes as カス' }, () => {
+    assert.notDeepEqual(tokenize('ガス'), tokenize('カス'));
+  });
+});
