@@ -36,6 +36,8 @@ export interface Config {
   snapshotIntervalSec: number;
   /** Overall deadline of one fetch, retries included. */
   fetchTimeoutSec: number;
+  /** Bearer token /metrics requires; null: open. */
+  metricsToken: string | null;
 }
 
 export interface SettlementConfig {
@@ -92,6 +94,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'WIRES_SOURCES', default: '', doc: 'JSON file of source id → URL overrides (mirrors, proxies, fixtures).' },
   { env: 'SNAPSHOT_INTERVAL_SEC', default: '300', doc: 'Seconds between snapshots of the wires to DATA_DIR.' },
   { env: 'FETCH_TIMEOUT_SEC', default: '30', doc: 'Overall deadline of one poll of one source, retries included.' },
+  { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
 ];
 
 export class ConfigError extends Error {
@@ -161,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     sourcesFile: get('WIRES_SOURCES') || null,
     snapshotIntervalSec: int('SNAPSHOT_INTERVAL_SEC', 5, 86_400),
     fetchTimeoutSec: int('FETCH_TIMEOUT_SEC', 1, 300),
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
   });
 }
 

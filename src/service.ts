@@ -17,6 +17,7 @@ import { Scheduler } from './ingest/scheduler.js';
 import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
+import { createRegistry, type RequestStats } from './metrics.js';
 import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
@@ -190,6 +191,16 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     sources: () => buildSourceList(scheduler?.status() ?? []),
     payments: pay?.payments ?? null,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
+    metrics: (requests: RequestStats) =>
+      createRegistry({
+        requests,
+        ...(pay ? { payments: () => pay!.payments.metrics() } : {}),
+        ...(scheduler ? { sources: () => scheduler!.status() } : {}),
+        wires: function* () {
+          for (const [id, index] of wires) yield { id, items: index.size, newest: index.newest()?.published ?? null };
+        },
+        ...(pool ? { pool: () => ({ queueSize: pool!.queueSize, threads: pool!.threads.length, utilization: pool!.utilization }) } : {}),
+      }),
   };
   let server: RunningServer;
   try {

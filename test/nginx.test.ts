@@ -283,6 +283,13 @@ http {
     for (const a of body.articles) assert.equal(a.category, 'cisa');
   });
 
+  test('/metrics is not forwarded to the public: a JSON 404 at the proxy, while the service itself serves it', async () => {
+    const res = await get('/metrics');
+    assert.equal(res.status, 404);
+    assert.equal(((await res.json()) as any).error.code, 'not_found');
+    assert.equal((await fetch(`${svc.base}/metrics`)).status, 200);
+  });
+
   test('percent-encoding in the query reaches the service unchanged', async () => {
     const res = await get('/news/preview?q=rate%20cut');
     assert.equal(res.status, 200);

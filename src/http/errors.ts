@@ -29,6 +29,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   204: '204 No Content',
   308: '308 Permanent Redirect',
   400: '400 Bad Request',
+  401: '401 Unauthorized',
   402: '402 Payment Required',
   404: '404 Not Found',
   405: '405 Method Not Allowed',

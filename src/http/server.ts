@@ -10,6 +10,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { REDIRECTS } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { buildOpenApi } from '../docs/openapi.js';
+import { buildHomePage } from '../docs/home-page.js';
 import { buildLlmsText } from '../docs/llms.js';
 import { buildPriceList } from '../docs/price-list.js';
 import { log } from '../log.js';
@@ -21,6 +22,9 @@ import type { Outcome, Payments } from '../pay/payments.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
+import { timingSafeEqual } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 
 export interface ServerDeps {
   config: Readonly<Config>;
@@ -33,6 +37,8 @@ export interface ServerDeps {
   sources: () => object[];
   /** The payment core; null when payments are not configured. */
   payments: Payments | null;
+  /** Builds the /metrics registry around the request counters the front end keeps. */
+  metrics: (requests: RequestStats) => Registry;
 }
 
 export interface RunningServer {
@@ -52,6 +58,23 @@ const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
 export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
 
 /**
+ * The request being answered, for /metrics: set by the dispatcher (and again by an
+ * asynchronous answer before it writes), read by `send`. A slot and a start time, no
+ * allocation per request; JavaScript runs one answer at a time, so one of each suffices.
+ */
+const timing = { stats: null as RequestStats | null, slot: 0, start: 0 };
+
+function enterTiming(stats: RequestStats | null, slot: number, start: number): void {
+  timing.stats = stats;
+  timing.slot = slot;
+  timing.start = start;
+}
+
+function observe(status: number): void {
+  timing.stats?.observe(timing.slot, status, (performance.now() - timing.start) / 1000);
+}
+
+/**
  * Writes a complete response. HEAD gets the same status and headers with no body. `close`
  * ends the connection after it (uWS then sends `Connection: close`), so a request body we
  * will not read stays unread.
@@ -65,6 +88,7 @@ function send(
   headers?: readonly (readonly [string, string])[],
   close = false,
 ): void {
+  observe(status);
   res.writeStatus(STATUS_TEXT[status] ?? String(status));
   res.writeHeader('Content-Type', contentType);
   res.writeHeader('Access-Control-Allow-Origin', '*');
@@ -127,7 +151,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   };
 
   return (res, req, method) => {
-    const startedAt = performance.now();
+    const startedAt = timing.start;
     const parsed = parse(req.getQuery() ?? '');
     if (!parsed.ok) return sendError(res, method, parsed.error);
     const p = parsed.params;
@@ -139,8 +163,14 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
     if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
     const intake = readPaymentHeader(presented);
-    if (intake.kind === 'malformed') return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
-    if (intake.kind === 'rejected') return refuse402(res, method, intake.reason, intake.message);
+    if (intake.kind === 'malformed') {
+      payments.count('invalid_payment');
+      return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
+    }
+    if (intake.kind === 'rejected') {
+      payments.count(intake.reason);
+      return refuse402(res, method, intake.reason, intake.message);
+    }
 
     // From here the answer is asynchronous (journal, settlement): uWS needs to know if the
     // client goes away. A client that drops a paid call can retry with the same payment.
@@ -148,13 +178,14 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     res.onAborted(() => {
       aborted = true;
     });
+    const { stats, slot } = timing;
     payments
       .authorize({ requestKey: requestKey(route.path, p), requirements: offer.requirements, payload: intake.payload, produce: () => Buffer.from(run(p, startedAt)) })
       .then(
-        (outcome) => !aborted && res.cork(() => answer(res, outcome)),
+        (outcome) => !aborted && res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome))),
         (err) => {
           log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
-          if (!aborted) res.cork(() => sendError(res, 'get', INTERNAL));
+          if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), sendError(res, 'get', INTERNAL)));
         },
       );
   };
@@ -184,17 +215,56 @@ function buildHandlers(deps: ServerDeps): Map<string, Handler> {
   const noStore = [['Cache-Control', 'no-store']] as const;
   handlers.set('/health', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.health()), JSON_TYPE, noStore));
   handlers.set('/sources', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.sources()), JSON_TYPE, noStore));
-  handlers.set(
-    '/',
-    staticHandler(
-      json({
-        name: 'wires',
-        docs: { openapi: '/openapi.json', llms: '/llms-full.txt', prices: '/.well-known/x402', mcp: '/mcp', health: '/health', sources: '/sources' },
-      }),
-      JSON_TYPE,
-    ),
+  // A browser (Accept: text/html) gets the page; API clients keep the JSON index.
+  const indexBody = Buffer.from(
+    json({
+      name: 'wires',
+      docs: { openapi: '/openapi.json', llms: '/llms-full.txt', prices: '/.well-known/x402', mcp: '/mcp', health: '/health', sources: '/sources' },
+    }),
   );
+  const page = buildHomePage(config.publicUrl);
+  const pageBody = Buffer.from(page.html);
+  const common = [['Cache-Control', 'public, max-age=60'], ['Vary', 'Accept']] as const;
+  const pageHeaders = [...common, ['Content-Security-Policy', page.csp], ['X-Content-Type-Options', 'nosniff'], ['Referrer-Policy', 'no-referrer']] as const;
+  handlers.set('/', (res, req, method) => {
+    if (req.getHeader('accept').includes('text/html')) send(res, method, 200, pageBody, 'text/html; charset=utf-8', pageHeaders);
+    else send(res, method, 200, indexBody, JSON_TYPE, common);
+  });
   return handlers;
+}
+
+const UNAUTHORIZED = apiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.');
+
+/**
+ * GET /metrics: the Prometheus text format. With METRICS_TOKEN set, only a request bearing
+ * it (compared in constant time) gets them.
+ */
+function metricsHandler(registry: Registry, token: string | null): Handler {
+  const expected = token === null ? null : Buffer.from(`Bearer ${token}`);
+  const authorized = (header: string) => {
+    if (expected === null) return true;
+    const given = Buffer.from(header);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  const noStore = [['Cache-Control', 'no-store']] as const;
+  return (res, req, method) => {
+    if (!authorized(req.getHeader('authorization'))) {
+      const headers = [['Cache-Control', 'no-store'], ['WWW-Authenticate', 'Bearer realm="metrics"']] as const;
+      return send(res, method, 401, errorBody(UNAUTHORIZED), JSON_TYPE, headers);
+    }
+    const { stats, slot, start } = timing;
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    registry.metrics().then(
+      (text) => !aborted && res.cork(() => (enterTiming(stats, slot, start), send(res, method, 200, text, registry.contentType, noStore))),
+      (err) => {
+        log.error('metrics failed', { error: String((err as Error)?.stack ?? err) });
+        if (!aborted) res.cork(() => (enterTiming(stats, slot, start), sendError(res, method, INTERNAL)));
+      },
+    );
+  };
 }
 
 const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is at /llms-full.txt and /openapi.json.');
@@ -210,6 +280,7 @@ function mcpHandler(deps: ServerDeps) {
   const mcp = { runtimes: deps.runtimes, payments: deps.payments, version: SERVICE_VERSION };
   return (res: HttpResponse, req: HttpRequest): void => {
     const length = Number(req.getHeader('content-length') || 0);
+    const { stats, slot, start } = timing;
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -218,6 +289,8 @@ function mcpHandler(deps: ServerDeps) {
       if (aborted) return;
       aborted = true;
       res.cork(() => {
+        enterTiming(stats, slot, start);
+        observe(body === null ? 202 : status);
         res.writeStatus(body === null ? '202 Accepted' : (STATUS_TEXT[status] ?? String(status)));
         res.writeHeader('Access-Control-Allow-Origin', '*');
         if (body === null) return void res.endWithoutBody();
@@ -251,10 +324,14 @@ function mcpHandler(deps: ServerDeps) {
 
 export function createApp(deps: ServerDeps): TemplatedApp {
   const handlers = buildHandlers(deps);
+  handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
+  const stats = new RequestStats([...handlers.keys(), OTHER_ROUTE]);
+  handlers.set('/metrics', metricsHandler(deps.metrics(stats), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);
   const app = deps.uws.uws.App();
   app.any('/*', (res, req) => {
     let method: Method = 'get';
+    const start = performance.now();
     try {
       // The native build gives a lower-case method and a path without the query; the
       // pure-Node fallback gives neither, so normalise (both are no-ops on the native path).
@@ -263,6 +340,7 @@ export function createApp(deps: ServerDeps): TemplatedApp {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const handler = handlers.get(path);
+      enterTiming(stats, handler ? stats.slot(path) : stats.slot(OTHER_ROUTE), start);
       if (m === 'head') method = 'head';
       if (path === '/mcp' && m === 'post') return mcpPost(res, req);
       // Only POST /mcp reads a body: any other one is refused unread, and the connection
@@ -272,6 +350,7 @@ export function createApp(deps: ServerDeps): TemplatedApp {
         return sendError(res, method, bodiless ? BODY_NOT_ALLOWED : METHOD_NOT_ALLOWED, true);
       }
       if (m === 'options') {
+        observe(204);
         res.writeStatus(STATUS_TEXT[204]!);
         res.writeHeader('Access-Control-Allow-Origin', '*');
         res.writeHeader('Access-Control-Allow-Methods', ALLOW);

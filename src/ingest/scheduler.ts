@@ -26,6 +26,10 @@ export interface SourceStatus {
   tier: Tier;
   url: string;
   polls: number;
+  /** Polls that failed, since start. */
+  failures: number;
+  /** Entries skipped while parsing (no usable link, no title…), since start. */
+  skipped: number;
   last_attempt: string | null;
   last_success: string | null;
   last_error: { at: string; code: string; message: string; status?: number } | null;
@@ -40,6 +44,8 @@ interface SourceRuntime {
   url: string;
   inFlight: boolean;
   polls: number;
+  failures: number;
+  skipped: number;
   lastAttempt: number | null;
   lastSuccess: number | null;
   lastError: SourceStatus['last_error'];
@@ -83,6 +89,8 @@ export class Scheduler {
       url: opts.overrides.get(def.id) ?? def.url,
       inFlight: false,
       polls: 0,
+      failures: 0,
+      skipped: 0,
       lastAttempt: null,
       lastSuccess: null,
       lastError: null,
@@ -176,6 +184,7 @@ export class Scheduler {
     const now = Date.now();
     if (result.kind === 'error') {
       s.consecutiveFailures++;
+      s.failures++;
       s.lastError = { at: new Date(now).toISOString(), code: result.code, message: result.message };
       if (result.status !== undefined) s.lastError.status = result.status;
       const backoff = Math.min(MAX_BACKOFF_MS, this.opts.pollIntervalSec * 1000 * 2 ** (s.consecutiveFailures - 1));
@@ -193,6 +202,7 @@ export class Scheduler {
       return;
     }
     s.items = result.count;
+    s.skipped += result.skipped;
     const index = this.opts.wires.get(s.def.wire.id);
     if (index) await applyItems(index, result.items, now);
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
@@ -221,6 +231,8 @@ export class Scheduler {
       tier: s.def.wire.tier,
       url: s.url,
       polls: s.polls,
+      failures: s.failures,
+      skipped: s.skipped,
       last_attempt: iso(s.lastAttempt),
       last_success: iso(s.lastSuccess),
       last_error: s.lastError,

@@ -33,6 +33,13 @@ export class Exposure {
     else this.unsettled.set(payer, next);
   }
 
+  /** Unsettled value of all payers together. */
+  total(): bigint {
+    let sum = 0n;
+    for (const v of this.unsettled.values()) sum += v;
+    return sum;
+  }
+
   /** May `amount` more be released to this payer before it settles? */
   mayTrust(payer: string, amount: bigint, nowMs: number): boolean {
     const exposure = (this.unsettled.get(payer) ?? 0n) + amount;

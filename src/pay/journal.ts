@@ -15,7 +15,7 @@
  * resumed and found settled on chain): they reach the disk with the next sync, at the
  * latest a second later.
  */
-import { openSync, closeSync, fsyncSync, readFileSync, renameSync, writeSync, existsSync } from 'node:fs';
+import { openSync, closeSync, fstatSync, fsyncSync, readFileSync, renameSync, writeSync, existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { log } from '../log.js';
@@ -202,6 +202,11 @@ export class Journal {
       this.torn = true;
       throw err;
     }
+  }
+
+  /** Bytes in the journal file (0 once closed). */
+  size(): number {
+    return this.closed ? 0 : fstatSync(this.fd).size;
   }
 
   /** Resolves once every record written so far is on disk. */

@@ -92,6 +92,8 @@ export class Payments {
   /** payment-identifier (scoped by payer) → entry id. */
   private readonly idempotencyKeys = new Map<string, string>();
   private readonly exposure: Exposure;
+  /** Payments by outcome (accepted, repeat, or the refusal code): for /metrics. */
+  readonly outcomes = new Map<string, number>();
   private readonly bodies: Entry[] = [];
   private bodyBytes = 0;
   private settledCount = 0;
@@ -143,34 +145,33 @@ export class Payments {
 
     const paymentId = readPaymentId(payload);
     if (paymentId === false) {
-      return Promise.resolve(refuse(400, 'invalid_payment', 'payment-identifier id must be 16–128 letters, digits, hyphens or underscores'));
+      return this.refused(400, 'invalid_payment', 'payment-identifier id must be 16–128 letters, digits, hyphens or underscores');
     }
     const idKey = paymentId ? `${auth.from.toLowerCase()}|${paymentId}` : null;
     const existing = this.entries.get(id);
     if (existing && existing.fingerprint === fingerprint) {
-      if (idKey && this.idempotencyKeys.get(idKey) !== id && this.idempotencyKeys.has(idKey)) return Promise.resolve(conflict());
+      if (idKey && this.idempotencyKeys.get(idKey) !== id && this.idempotencyKeys.has(idKey)) return this.refused(409, 'payment_identifier_conflict', CONFLICT);
       if (existing.requestKey !== req.requestKey) {
-        return Promise.resolve(refuse(402, 'replay', 'This authorization already paid for another request; sign a new one for this request.'));
+        return this.refused(402, 'replay', 'This authorization already paid for another request; sign a new one for this request.');
       }
       if (!fromPayer(existing, paymentId ?? null)) {
-        return Promise.resolve(
-          refuse(
-            402,
-            'replay',
-            'This authorization was already submitted for settlement, which makes it public. A repeat gets the paid answer again only with the payment-identifier id of the original; sign a new authorization.',
-          ),
+        return this.refused(
+          402,
+          'replay',
+          'This authorization was already submitted for settlement, which makes it public. A repeat gets the paid answer again only with the payment-identifier id of the original; sign a new authorization.',
         );
       }
+      this.count('repeat');
       return this.replay(existing, req.produce);
     }
     if (existing) {
-      return Promise.resolve(refuse(402, 'replay', 'This nonce was already presented with a different authorization; sign a new one.'));
+      return this.refused(402, 'replay', 'This nonce was already presented with a different authorization; sign a new one.');
     }
-    if (idKey && this.idempotencyKeys.has(idKey)) return Promise.resolve(conflict());
+    if (idKey && this.idempotencyKeys.has(idKey)) return this.refused(409, 'payment_identifier_conflict', CONFLICT);
 
     const verdict = verifyPayment(payload, req.requirements, Math.floor(nowMs / 1000));
-    if (!verdict.ok) return Promise.resolve(refuse(402, verdict.code, verdict.message));
-    if (this.stopped) return Promise.resolve(refuse(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.'));
+    if (!verdict.ok) return this.refused(402, verdict.code, verdict.message);
+    if (this.stopped) return this.refused(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.');
 
     const amount = BigInt(auth.value);
     const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(verdict.payer, amount, nowMs) ? 'optimistic' : 'sync';
@@ -192,6 +193,16 @@ export class Payments {
     if (idKey) this.idempotencyKeys.set(idKey, id);
     entry.outcome = this.accept(entry, mode);
     return entry.outcome;
+  }
+
+  /** Counts an outcome: `accepted`, `repeat`, or a refusal's code (from here or the adapters' intake). */
+  count(outcome: string): void {
+    this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  private refused(status: 400 | 402 | 409 | 503, code: string, message: string): Promise<Outcome> {
+    this.count(code);
+    return Promise.resolve(refuse(status, code, message));
   }
 
   private entryFor(record: AcceptedRecord): Entry {
@@ -224,6 +235,7 @@ export class Payments {
     try {
       this.opts.journal.write(entry.record);
       durable = this.opts.journal.sync();
+      this.count('accepted');
     } catch {
       return this.unrecorded(entry);
     }
@@ -257,6 +269,7 @@ export class Payments {
     if (entry.state === 'failed') {
       await entry.recorded;
       const [code, message] = result.kind === 'failed' ? [result.reason, result.message] : ['invalid_transaction_state', 'the authorization was already used on chain'];
+      this.count(code);
       return refuse(402, code, `Settlement failed: ${message}. Nothing was charged.`);
     }
     // Settled, or outcome unknown: then the payer may already be charged, so the data is
@@ -453,6 +466,11 @@ export class Payments {
     };
   }
 
+  /** health(), plus what /metrics reads: the optimistic exposure, the journal's size, outcomes. */
+  metrics(nowMs = Date.now()) {
+    return { ...this.health(nowMs), exposure: this.exposure.total(), journalBytes: this.opts.journal.size(), outcomes: this.outcomes };
+  }
+
   /** Stops retrying; pending payments stay in the journal and resume at the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -485,9 +503,7 @@ function refuse(status: 400 | 402 | 409 | 503, code: string, message: string): O
   return { kind: 'refused', status, code, message };
 }
 
-function conflict(): Outcome {
-  return refuse(409, 'payment_identifier_conflict', 'This payment-identifier id was already used with a different payment.');
-}
+const CONFLICT = 'This payment-identifier id was already used with a different payment.';
 
 /** The payment-identifier extension's id: undefined when absent, false when malformed. */
 function readPaymentId(payload: PaymentPayload): string | undefined | false {
