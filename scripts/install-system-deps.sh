@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs the system packages the tests and benchmarks use, when they are missing:
-#   nginx  test/nginx.test.ts runs the shipped proxy config (deploy/nginx) end to end
-#   wrk    HTTP load generator for the benchmarks
-# Idempotent: does nothing when both are present. Debian/Ubuntu (apt-get); run as root or
+#   nginx     test/nginx.test.ts runs the shipped proxy config (deploy/nginx) end to end
+#   wrk       HTTP load generator for the benchmarks
+#   chromium  test/home-page.test.ts loads the page at / in headless Chromium (puppeteer-core,
+#             which downloads no browser of its own, drives /usr/bin/chromium)
+# Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
 
 missing=()
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx and wrk present"
+  echo "install-system-deps: nginx, wrk and chromium present"
   exit 0
 fi
 
@@ -44,3 +47,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 /usr/sbin/nginx -v
 command -v wrk
+/usr/bin/chromium --version
