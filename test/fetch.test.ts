@@ -30,6 +30,11 @@ const BODY = '<rss><channel><title>ok</title></channel></rss>';
 /** Compressible enough that the compressed size is visibly smaller than the decoded one. */
 const BIG = Buffer.from('<item><title>same headline again</title></item>\n'.repeat(500));
 const MB = 1024 * 1024;
+/** Hand-written Atom snippet with EDGAR's relative feed link and relative entry links: they resolve against the URL after redirects. */
+const MOVED_FEED = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>moved</title><id>urn:moved</id><link rel="alternate" href="/v2/"/>
+<entry><id>urn:1</id><title>Relative to the feed link</title><link href="news/1"/><updated>2026-11-23T15:00:00Z</updated></entry>
+<entry><id>urn:2</id><title>Relative to an xml:base, itself relative to the document URL</title><link xml:base="archive/" href="2"/><updated>2026-11-23T15:00:00Z</updated></entry>
+<entry><id>urn:3</id><title>Absolute</title><link href="https://www.example.com/3"/><updated>2026-11-23T15:00:00Z</updated></entry></feed>`;
 const LAST_MODIFIED = 'Mon, 23 Nov 2026 10:00:00 GMT';
 
 /** Per path: how many requests arrived, and when. */
@@ -118,6 +123,10 @@ function handleA(req: IncomingMessage, res: ServerResponse): void {
       return void res.writeHead(301, { Location: 'r2' }).end(); // relative: /chain/r2
     case '/chain/r2':
       return void res.writeHead(302, { Location: '/ok' }).end();
+    case '/old/feed':
+      return void res.writeHead(301, { Location: '/v2/feeds/atom.xml' }).end();
+    case '/v2/feeds/atom.xml':
+      return void res.writeHead(200, { 'Content-Type': 'application/atom+xml' }).end(MOVED_FEED);
     case '/loop/a':
       return void res.writeHead(302, { Location: '/loop/b' }).end();
     case '/loop/b':
@@ -433,5 +442,20 @@ describe('fetcher: stopping', () => {
     await f.close();
     expectError(await pending, 'aborted');
     expectError(await f.fetch({ url: baseA + '/ok' }), 'aborted');
+  });
+});
+
+describe('poll task: the final URL reaches the parser', () => {
+  test('relative links resolve against the URL after redirects, not the one requested', async () => {
+    // Imported here, last: importing the worker module lowers the calling thread's priority (WORKER_NICE).
+    const { runPoll } = await import('../src/ingest/poll-task.js');
+    const { SOURCES } = await import('../src/catalog/index.js');
+    const source = SOURCES.find((s) => s.id === 'theverge')!;
+    const r = await runPoll({ source, request: { url: baseA + '/old/feed' }, now: Date.parse('2026-11-23T15:30:00Z'), fetcher: OPTIONS });
+    assert.equal(r.kind, 'items', JSON.stringify(r));
+    assert.ok(r.kind === 'items');
+    const items = new TextDecoder().decode(r.items).trim().split('\n').map((line) => JSON.parse(line) as { url: string });
+    assert.deepEqual(items.map((i) => i.url), [baseA + '/v2/news/1', baseA + '/v2/feeds/archive/2', 'https://www.example.com/3']);
+    assert.equal(r.skipped, 0);
   });
 });

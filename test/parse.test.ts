@@ -21,6 +21,14 @@ const parse = (id: string, body: Uint8Array | string, contentType?: string) =>
   parseSource(source(id), typeof body === 'string' ? Buffer.from(body) : body, contentType, NOW);
 const rss = (items: string, decl = '<?xml version="1.0" encoding="UTF-8"?>') =>
   `${decl}<rss version="2.0"><channel><title>t</title><link>https://example.com/</link>${items}</channel></rss>`;
+const parseAt = (id: string, body: Uint8Array | string, documentUrl?: string) =>
+  parseSource(source(id), typeof body === 'string' ? Buffer.from(body) : body, undefined, NOW, documentUrl);
+const urls = (r: { items: ParsedItem[] }) => r.items.map((i) => i.url);
+const titles = (r: { items: ParsedItem[] }) => r.items.map((i) => i.title);
+const DATE = '<updated>2026-11-23T15:00:00Z</updated>';
+const atom = (entries: string, feedAttrs = '', feedLinks = '') =>
+  `<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"${feedAttrs}><title>t</title><id>urn:t</id>${feedLinks}${entries}</feed>`;
+const atomEntry = (title: string, inner: string, attrs = '') => `<entry${attrs}><id>urn:${encodeURIComponent(title)}</id><title>${title}</title>${DATE}${inner}</entry>`;
 const rssItem = (title: string, date: string, extra = '') =>
   `<item><title>${title}</title><link>https://example.com/${encodeURIComponent(title)}</link><pubDate>${date}</pubDate>${extra}</item>`;
 
@@ -126,6 +134,153 @@ describe('source quirks', () => {
   });
 });
 
+describe('links resolve as RFC 3986 and XML Base say', () => {
+  const EDGAR_FINAL = 'https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=8-K&count=100&output=atom';
+
+  test('EDGAR fixture: the relative feed-level link does not invalidate the absolute entry links', () => {
+    for (const documentUrl of [undefined, EDGAR_FINAL]) {
+      const r = parseAt('edgar-8k', fixture('atom-edgar.xml'), documentUrl);
+      assert.equal(r.items.length, 4, String(documentUrl));
+      assert.equal(r.skipped, 0);
+      assert.ok(r.items.every((i) => i.url.startsWith('https://www.sec.gov/Archives/edgar/data/')), urls(r).join(' '));
+      assert.equal(r.warnings.some((w) => /usable http/.test(w)), false);
+    }
+  });
+
+  test('hand-written snippet: a relative feed link resolves against the document URL, relative entry links against it', () => {
+    const doc = atom(atomEntry('A', '<link href="a/1"/>') + atomEntry('B', '<link href="?id=2"/>'), '', '<link rel="alternate" href="/news/"/>');
+    assert.deepEqual(urls(parseAt('theverge', doc, 'https://final.example.org/feeds/atom.xml')), ['https://final.example.org/news/a/1', 'https://final.example.org/news/?id=2']);
+    // Without a document URL there is nothing to resolve them against: skipped, not wrong.
+    assert.equal(parseAt('theverge', doc).items.length, 0);
+  });
+
+  test('hand-written snippet: nested xml:base (feed, entry, link) each resolved against the one above', () => {
+    const doc = atom(
+      atomEntry('Nested', '<link href="post-1"/>', ' xml:base="2026/"') +
+        atomEntry('Root-relative', '<link href="/about"/>') +
+        atomEntry('On the link', '<link xml:base="https://cdn.example.net/x/" href="y"/>', ' xml:base="2026/"') +
+        atomEntry('Absolute wins', '<link href="https://other.example.com/z"/>', ' xml:base="not-resolvable-but-harmless/"'),
+      ' xml:base="https://blog.example.com/posts/"',
+      '<link href="https://ignored.example.com/"/>',
+    );
+    assert.deepEqual(urls(parseAt('theverge', doc, 'https://final.example.org/feed')), [
+      'https://blog.example.com/posts/2026/post-1',
+      'https://blog.example.com/about',
+      'https://cdn.example.net/x/y',
+      'https://other.example.com/z',
+    ]);
+  });
+
+  test('hand-written snippet: a relative xml:base resolves against the final document URL', () => {
+    const doc = atom(atomEntry('A', '<link href="a"/>'), ' xml:base="/news/"');
+    assert.deepEqual(urls(parseAt('theverge', doc, 'https://moved.example.org/feeds/atom')), ['https://moved.example.org/news/a']);
+  });
+
+  test('hand-written snippet: RSS channel xml:base and relative item links; a relative channel link', () => {
+    const withBase = `<rss version="2.0" xml:base="https://site.example.com/blog/"><channel><title>t</title><link>https://site.example.com/</link>${rssItem('x', 'Mon, 23 Nov 2026 15:00:00 GMT').replace(/<link>[^<]*<\/link>/, '<link>entry-1</link>')}</channel></rss>`;
+    assert.deepEqual(urls(parseAt('krebs', withBase)), ['https://site.example.com/blog/entry-1']);
+    const relativeChannel = `<rss version="2.0"><channel><title>t</title><link>/blog/</link><item><title>x</title><link>p/2</link></item><item><title>y</title><link>https://abs.example.com/3</link></item></channel></rss>`;
+    assert.deepEqual(urls(parseAt('krebs', relativeChannel, 'https://www.example.com/feed.xml')), ['https://www.example.com/blog/p/2', 'https://abs.example.com/3']);
+    assert.deepEqual(urls(parseAt('krebs', relativeChannel)), ['https://abs.example.com/3']);
+  });
+
+  test('hand-written snippet: JSON relative links resolve against the document URL', () => {
+    const doc = JSON.stringify({ jobs: [{ id: 1, title: 'Dev', company_name: 'X', url: '/remote-jobs/dev-1', publication_date: '2026-11-23T12:00:00' }] });
+    assert.deepEqual(urls(parseAt('remotive', doc, 'https://remotive.com/api/remote-jobs?limit=50')), ['https://remotive.com/remote-jobs/dev-1']);
+    assert.equal(parseAt('remotive', doc).items.length, 0);
+  });
+
+  test('canonicalUrl: an absolute link ignores a base that is not a URL', () => {
+    assert.equal(canonicalUrl('https://example.com/a', '/relative/base'), 'https://example.com/a');
+    assert.equal(canonicalUrl('  \n https://example.com/b?x=1&utm_medium=rss \n', undefined), 'https://example.com/b?x=1');
+    assert.equal(canonicalUrl('//cdn.example.com/c', 'https://example.com/'), 'https://cdn.example.com/c');
+  });
+});
+
+describe('format variants (hand-written snippets; real captured documents are tested separately)', () => {
+  test('Atom text constructs: type="text" is plain text, "html" escaped HTML, "xhtml" inline markup', () => {
+    const doc = atom(
+      atomEntry('x1', '<link href="https://e.com/1"/><summary type="text">AT&amp;T &lt;3 bonds: use &lt;b&gt; sparingly</summary>').replace('<title>x1</title>', '<title type="text">Q&amp;A: &lt;div&gt; soup &#8212; explained</title>') +
+        atomEntry('x2', '<link href="https://e.com/2"/><summary type="html">&lt;p&gt;Rates &amp;amp; &lt;b&gt;bonds&lt;/b&gt;&lt;/p&gt;</summary>').replace('<title>x2</title>', '<title type="html">&lt;em&gt;Fed&lt;/em&gt; holds</title>') +
+        atomEntry('x3', '<link href="https://e.com/3"/><content type="html"><![CDATA[<p>Hi <i>there</i> &amp; bye</p>]]></content>').replace('<title>x3</title>', '<title type="html"><![CDATA[Cut <b>now</b>]]></title>') +
+        atomEntry('x4', '<link href="https://e.com/4"/><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Hello <b>bold</b> world &amp; more</p><p>Second</p></div></content>').replace('<title>x4</title>',
+          '<title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">An <em>xhtml</em> title</div></title>',
+        ) +
+        atomEntry('x5', '<link href="https://e.com/5"/><summary type="xhtml"><xhtml:div xmlns:xhtml="http://www.w3.org/1999/xhtml"><xhtml:p>One</xhtml:p><xhtml:p>Two</xhtml:p></xhtml:div></summary>').replace('<title>x5</title>', '<title>Default type is text</title>'),
+    );
+    const r = parseAt('theverge', doc);
+    assert.deepEqual(titles(r), ['Q&A: <div> soup — explained', 'Fed holds', 'Cut now', 'An xhtml title', 'Default type is text']);
+    assert.deepEqual(
+      r.items.map((i) => i.summary),
+      ['AT&T <3 bonds: use <b> sparingly', 'Rates & bonds', 'Hi there & bye', 'Hello bold world & more Second', 'One Two'],
+    );
+  });
+
+  test('Atom: summary falls back to content; non-text content (base64 media) is not read as text', () => {
+    const r = parseAt('theverge', atom(atomEntry('Media', '<link href="https://e.com/m"/><content type="application/pdf">JVBERi0xLjQK</content>') + atomEntry('Content', '<link href="https://e.com/c"/><content>Plain content</content>')));
+    assert.deepEqual(r.items.map((i) => i.summary), ['', 'Plain content']);
+  });
+
+  test('Atom entries with several links: the alternate HTML page wins over self, enclosure, edit, related, other types', () => {
+    const doc = atom(
+      atomEntry('all', '<link rel="edit" href="https://e.com/edit/1"/><link rel="self" type="application/atom+xml" href="https://e.com/self/1"/><link rel="enclosure" type="audio/mpeg" href="https://e.com/1.mp3"/><link rel="related" href="https://e.com/related/1"/><link rel="alternate" type="application/pdf" href="https://e.com/1.pdf"/><link rel="alternate" type="text/html" href="https://e.com/page/1"/>') +
+        atomEntry('no rel', '<link rel="self" href="https://e.com/self/2"/><link href="https://e.com/page/2"/>') +
+        atomEntry('iana rel', '<link rel="replies" href="https://e.com/comments/3"/><link rel="http://www.iana.org/assignments/relation/alternate" type="text/html; charset=utf-8" href="https://e.com/page/3"/>') +
+        atomEntry('no alternate', '<link rel="edit" href="https://e.com/edit/4"/><link rel="self" href="https://e.com/self/4"/><link rel="enclosure" href="https://e.com/4.mp3"/><link rel="related" href="https://e.com/related/4"/>') +
+        atomEntry('pdf only', '<link rel="self" href="https://e.com/self/5"/><link rel="alternate" type="application/pdf" href="https://e.com/5.pdf"/>'),
+    );
+    assert.deepEqual(urls(parseAt('theverge', doc)), ['https://e.com/page/1', 'https://e.com/page/2', 'https://e.com/page/3', 'https://e.com/related/4', 'https://e.com/5.pdf']);
+  });
+
+  test('RSS: a permalink guid stands in for a missing <link>; isPermaLink="false" never does', () => {
+    const doc = rss(
+      '<item><title>explicit</title><guid isPermaLink="true">https://e.com/p/1</guid></item>' +
+        '<item><title>default</title><guid>https://e.com/p/2</guid></item>' +
+        '<item><title>not a permalink</title><guid isPermaLink="false">https://e.com/p/3</guid></item>' +
+        '<item><title>opaque id</title><guid>1234567</guid></item>' +
+        '<item><title>link wins</title><link>https://e.com/l/5</link><guid isPermaLink="true">https://e.com/p/5</guid></item>',
+    );
+    const r = parse('krebs', doc);
+    assert.deepEqual(r.items.map((i) => [i.title, i.url]), [
+      ['explicit', 'https://e.com/p/1'],
+      ['default', 'https://e.com/p/2'],
+      ['link wins', 'https://e.com/l/5'],
+    ]);
+    assert.equal(r.skipped, 2);
+  });
+
+  test('links in CDATA or among whitespace and newlines (RSS text, Atom href)', () => {
+    const r = parse(
+      'krebs',
+      rss(
+        '<item><title>cdata</title><link><![CDATA[https://e.com/c?a=1&b=2]]></link></item>' +
+          '<item><title>spaces</title><link>\n      https://e.com/w\n    </link></item>' +
+          '<item><title>both</title><link>\n  <![CDATA[ https://e.com/cw ]]>\n</link></item>' +
+          '<item><title>guid cdata</title><guid isPermaLink="true"><![CDATA[\n https://e.com/g ]]></guid></item>',
+      ),
+    );
+    assert.deepEqual(urls(r), ['https://e.com/c?a=1&b=2', 'https://e.com/w', 'https://e.com/cw', 'https://e.com/g']);
+    const a = parseAt('theverge', atom(atomEntry('href', '<link rel="alternate"\n href="\n  https://e.com/atom  \n"/>')));
+    assert.deepEqual(urls(a), ['https://e.com/atom']);
+  });
+
+  test('RDF (RSS 1.0): an item with only rdf:about takes it as its link', () => {
+    const doc = `<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel rdf:about="https://e.com/"><title>t</title><link>https://e.com/</link></channel><item rdf:about="https://e.com/dsa-1"><title>about only</title><dc:date>2026-11-23T15:00:00Z</dc:date></item><item rdf:about="https://e.com/dsa-2"><title>with link</title><link>https://e.com/dsa-2.html</link></item></rdf:RDF>`;
+    const r = parse('debian-dsa', doc);
+    assert.deepEqual(urls(r), ['https://e.com/dsa-1', 'https://e.com/dsa-2.html']);
+    assert.equal(r.items[0]!.published, Date.parse('2026-11-23T15:00:00Z'));
+  });
+
+  test('dates in items: dc:date in RSS, Atom published preferred over updated, USGS epoch ms', () => {
+    const dc = parse('krebs', `<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>t</title><item><title>dc</title><link>https://e.com/1</link><dc:date>2026-11-23T10:00:00-05:00</dc:date></item></channel></rss>`);
+    assert.equal(dc.items[0]!.published, Date.parse('2026-11-23T15:00:00Z'));
+    const both = parseAt('theverge', atom('<entry><id>urn:1</id><title>both</title><link href="https://e.com/a"/><updated>2026-11-23T15:20:00Z</updated><published>2026-11-23T14:00:00Z</published></entry>'));
+    assert.equal(both.items[0]!.published, Date.parse('2026-11-23T14:00:00Z'));
+    const quake = JSON.stringify({ type: 'FeatureCollection', features: [{ id: 'us1', properties: { title: 'M 5.0', url: 'https://earthquake.usgs.gov/earthquakes/eventpage/us1', time: NOW - 60_000, mag: 5 }, geometry: { coordinates: [0, 0, 10] } }] });
+    assert.equal(parse('usgs-2.5', quake).items[0]!.published, NOW - 60_000);
+  });
+});
+
 describe('dates', () => {
   const cases: [unknown, string, boolean][] = [
     ['Wed, 29 Jan 2025 23:39:41 GMT', '2025-01-29T23:39:41.000Z', false],
@@ -143,6 +298,30 @@ describe('dates', () => {
     [1738193981000, '2025-01-29T23:39:41.000Z', false],
     [1738193981, '2025-01-29T23:39:41.000Z', false],
     ['1738193981000', '2025-01-29T23:39:41.000Z', false],
+    // Hand-written variants of the forms the sources use.
+    ['Wed, 29 Jan 25 23:39:41 GMT', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 15:39:41 PST', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 15:39:41 pdt', '2025-01-29T22:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 23:39:41 Z', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 23:39:41 +0000', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 23:39:41 +00:00', '2025-01-29T23:39:41.000Z', false],
+    ['Thu, 30 Jan 2025 05:09:41 +0530', '2025-01-29T23:39:41.000Z', false],
+    ['29 Jan 2025 18:39:41 -0500', '2025-01-29T23:39:41.000Z', false],
+    ['Wednesday, 29 January 2025 23:39:41 GMT', '2025-01-29T23:39:41.000Z', false],
+    ['Wednesday, 29-Jan-25 23:39:41 GMT', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 23:39:41 GMT+1', '2025-01-29T22:39:41.000Z', false],
+    ['Thu, 30 Jan 2025 00:39:41 CET', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 29 Jan 2025 23:39:41', '2025-01-29T23:39:41.000Z', false],
+    ['Wed, 1 Jan 2025 09:05 GMT', '2025-01-01T09:05:00.000Z', false],
+    ['29 Jan 2025', '2025-01-29T00:00:00.000Z', true],
+    ['2025-01-29T23:39:41.123456Z', '2025-01-29T23:39:41.123Z', false],
+    ['2025-01-29T18:39:41.5-05:00', '2025-01-29T23:39:41.500Z', false],
+    ['2025-01-29T23:39:41+0000', '2025-01-29T23:39:41.000Z', false],
+    ['2025-01-29T23:39:41 +00:00', '2025-01-29T23:39:41.000Z', false],
+    ['2025-01-30T04:39:41+05', '2025-01-29T23:39:41.000Z', false],
+    ['2025-01-29 23:39:41', '2025-01-29T23:39:41.000Z', false],
+    ['2025-01-29T23:39Z', '2025-01-29T23:39:00.000Z', false],
+    ['2024-02-29', '2024-02-29T00:00:00.000Z', true],
   ];
   for (const [input, iso, dateOnly] of cases) {
     test(String(input), () => {
@@ -153,6 +332,10 @@ describe('dates', () => {
   }
   test('garbage is undefined', () => {
     for (const bad of ['', 'yesterday', 'Foo, 99 Bar 2025', null, {}, -5, Number.NaN]) assert.equal(parseDate(bad), undefined, String(bad));
+    // Out of range is refused, not rolled over into the next day or month; unknown zones are not guessed.
+    for (const bad of ['Wed, 29 Jan 2025 25:39:41 GMT', 'Wed, 32 Jan 2025 23:39:41 GMT', 'Mon, 30 Feb 2026 10:00:00 GMT', '2025-02-30', '2025-02-29', 'Wed, 29 Jan 2025 23:39:41 XYZ']) {
+      assert.equal(parseDate(bad), undefined, bad);
+    }
   });
 });
 

@@ -67,7 +67,8 @@ export async function runPoll(task: PollTask): Promise<PollResult> {
   if (res.kind === 'not-modified') return { kind: 'not-modified', ms: res.ms, ...validators(res) };
   const started = performance.now();
   try {
-    const parsed = parseSource(task.source, res.body, res.contentType, task.now);
+    // Relative links resolve against where the document was finally served from.
+    const parsed = parseSource(task.source, res.body, res.contentType, task.now, res.finalUrl);
     return {
       kind: 'items',
       items: encodeItems(parsed.items),

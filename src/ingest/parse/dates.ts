@@ -1,7 +1,9 @@
 /**
- * Every date format the sources use, to epoch milliseconds UTC: RFC 822 with numeric offsets
- * or named zones (and without seconds), ISO 8601 with or without a zone (none means UTC),
- * date-only `YYYY-MM-DD` and `YYYYMMDD`, `Month D, YYYY`, epoch milliseconds and seconds.
+ * Every date format the sources use, to epoch milliseconds UTC: RFC 822/1123/2822 (and
+ * RFC 850's dashes) with numeric offsets or named zones, with or without the day name, the
+ * seconds or a 4-digit year; ISO 8601 with or without a fraction or a zone (none means UTC);
+ * date-only `YYYY-MM-DD`, `YYYYMMDD`, `D Mon YYYY` and `Month D, YYYY`; epoch milliseconds
+ * and seconds. Out-of-range fields are refused, not rolled over.
  */
 export interface ParsedDate {
   ms: number;
@@ -9,16 +11,41 @@ export interface ParsedDate {
   dateOnly: boolean;
 }
 
-const ZONES: Readonly<Record<string, string>> = {
-  UT: '+0000', UTC: '+0000', GMT: '+0000', Z: '+0000',
-  EST: '-0500', EDT: '-0400', CST: '-0600', CDT: '-0500', MST: '-0700', MDT: '-0600', PST: '-0800', PDT: '-0700',
+/** Named zones, in minutes east of UTC. Ambiguous abbreviations (IST, CST in Asia) take the North American / common reading or are left out. */
+const ZONES: Readonly<Record<string, number>> = {
+  UT: 0, UTC: 0, GMT: 0, Z: 0, WET: 0,
+  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
+  AKST: -540, AKDT: -480, HST: -600,
+  BST: 60, CET: 60, CEST: 120, WEST: 60, EET: 120, EEST: 180, MSK: 180,
+  SGT: 480, HKT: 480, AWST: 480, JST: 540, KST: 540, ACST: 570, AEST: 600, AEDT: 660, NZST: 720, NZDT: 780,
 };
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Whether day `d` exists in month `m` (0-based) of year `y`: 30 February is refused, not rolled over into March. */
+const dayExists = (y: number, m: number, d: number): boolean =>
+  m >= 0 && m < 12 && d >= 1 && d <= (m === 1 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m]!);
+
 const day = (y: number, m: number, d: number): ParsedDate | undefined => {
   const ms = Date.UTC(y, m, d);
-  return m >= 0 && m < 12 && d >= 1 && d <= 31 && Number.isFinite(ms) ? { ms, dateOnly: true } : undefined;
+  return dayExists(y, m, d) && Number.isFinite(ms) ? { ms, dateOnly: true } : undefined;
 };
+
+const RFC822 = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})[\sT]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})?$/;
+const RFC822_DAY = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})$/;
+
+const OFFSET = /^(?:GMT|UTC?)?([+-])(\d{1,2})(?::?(\d{2}))?$/i;
+
+/** Minutes east of UTC of an RFC 822 zone: `+0530`, `-05:00`, `GMT+1`, `EST`; none is UTC; unknown is undefined. */
+function zoneOffset(zone: string | undefined): number | undefined {
+  if (zone === undefined) return 0;
+  const m = OFFSET.exec(zone);
+  if (!m) return ZONES[zone.toUpperCase()];
+  const hours = +m[2]!;
+  const minutes = +(m[3] ?? 0);
+  if (hours > 14 || minutes > 59) return undefined;
+  return (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
 
 export function parseDate(value: unknown): ParsedDate | undefined {
   if (typeof value === 'number') {
@@ -35,24 +62,34 @@ export function parseDate(value: unknown): ParsedDate | undefined {
   if ((m = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$/.exec(text))) {
     return day(+m[3]!, MONTHS.indexOf(m[1]!.toLowerCase()), +m[2]!);
   }
-  if ((m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(text))) {
+  if ((m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) ?(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(text))) {
     let zone = m[3] ?? 'Z';
     if (/^[+-]\d{4}$/.test(zone)) zone = zone.slice(0, 3) + ':' + zone.slice(3);
-    const ms = Date.parse(`${m[1]}T${m[2]}${zone.toUpperCase()}`);
+    else if (/^[+-]\d{2}$/.test(zone)) zone += ':00';
+    const time = m[2]!.includes(',') ? m[2]!.replace(',', '.') : m[2]!;
+    const ms = Date.parse(`${m[1]}T${time}${zone.toUpperCase()}`);
     return Number.isNaN(ms) ? undefined : { ms, dateOnly: false };
   }
-  // RFC 822 / 2822: map named zones to offsets, then let Date.parse read it.
-  const rfc = text.replace(/\b(UTC?|GMT|Z|[ECMP][SD]T)$/i, (z) => ZONES[z.toUpperCase()] ?? z);
-  if ((m = /^(?:[A-Za-z]{3},?\s+)?(\d{1,2})\s+([A-Za-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([+-]\d{4})?$/.exec(rfc))) {
+  // RFC 822 / 1123 / 2822 / 850: optional day name, D Mon YY(YY), time with or without seconds, zone.
+  if ((m = RFC822.exec(text))) {
     const month = MONTHS.indexOf(m[2]!.toLowerCase());
-    if (month < 0) return undefined;
+    const offMin = zoneOffset(m[7]);
+    if (offMin === undefined) return undefined;
     let year = +m[3]!;
     if (year < 100) year += year < 50 ? 2000 : 1900;
-    const offset = m[7] ?? '+0000';
-    const sign = offset[0] === '-' ? -1 : 1;
-    const offMin = sign * (+offset.slice(1, 3) * 60 + +offset.slice(3, 5));
-    const ms = Date.UTC(year, month, +m[1]!, +m[4]!, +m[5]!, +(m[6] ?? 0)) - offMin * 60_000;
+    const d = +m[1]!;
+    const h = +m[4]!;
+    const min = +m[5]!;
+    const sec = +(m[6] ?? 0);
+    if (!dayExists(year, month, d) || h > 23 || min > 59 || sec > 60) return undefined;
+    // A leap second (:60) is read as :59.
+    const ms = Date.UTC(year, month, d, h, min, Math.min(sec, 59)) - offMin * 60_000;
     return Number.isFinite(ms) ? { ms, dateOnly: false } : undefined;
+  }
+  if ((m = RFC822_DAY.exec(text))) {
+    let year = +m[3]!;
+    if (year < 100) year += year < 50 ? 2000 : 1900;
+    return day(year, MONTHS.indexOf(m[2]!.toLowerCase()), +m[1]!);
   }
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : { ms, dateOnly: false };

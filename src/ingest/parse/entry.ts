@@ -1,11 +1,21 @@
 /** What every format reader produces before normalisation: the source's own field values. */
 export interface RawEntry {
   id?: string;
+  /** HTML, unless `plainTitle`. */
   title?: string;
+  /** As the document gives it: absolute, or relative to `base`. */
   link?: string;
+  /**
+   * The absolute base URL of this entry's link when the entry (or the link element) declares
+   * its own `xml:base`; otherwise the document's base applies.
+   */
+  base?: string;
   date?: unknown;
-  /** Text or HTML. */
+  /** HTML, unless `plainSummary`. */
   summary?: string;
+  /** The title is plain text (an Atom `type="text"` construct): markup-looking text in it is kept as text. */
+  plainTitle?: boolean;
+  plainSummary?: boolean;
   categories?: string[];
   /** Two-letter state code (contract awards). */
   state?: string;

@@ -9,7 +9,7 @@ import { decodeBody } from './decode.js';
 import { ParseError, type RawEntry } from './entry.js';
 import { mapJson, mappingFor } from './mappings.js';
 import { ruleFor } from './source-options.js';
-import { canonicalUrl, clip, htmlToText, MAX_SUMMARY, MAX_TITLE } from './text.js';
+import { absoluteHttpUrl, canonicalUrl, clip, htmlToText, MAX_SUMMARY, MAX_TITLE, plainText } from './text.js';
 import { parseXml } from './xml.js';
 
 export { ParseError } from './entry.js';
@@ -34,13 +34,18 @@ export const MAX_ITEMS_PER_DOCUMENT = 5000;
 const FUTURE_SLACK_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
 
-export function parseSource(source: SourceDef, body: Uint8Array, contentType: string | undefined, now: number): ParseResult {
+/**
+ * `documentUrl` is where the document was finally fetched from (after redirects): relative
+ * links resolve against the nearest `xml:base` in scope, else the feed-level link, else it.
+ */
+export function parseSource(source: SourceDef, body: Uint8Array, contentType: string | undefined, now: number, documentUrl?: string): ParseResult {
   const text = decodeBody(body, contentType);
   const trimmed = text.trimStart();
   if (trimmed === '') throw new ParseError('empty_body', 'empty document');
   const warnings: string[] = [];
   let entries: RawEntry[];
-  let feedLink: string | undefined;
+  /** The absolute base of links whose entry declares none of its own. */
+  let base: string | undefined;
   if (trimmed[0] === '{' || trimmed[0] === '[') {
     let doc: unknown;
     try {
@@ -53,11 +58,12 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     const mapped = mapJson(doc, mapping);
     if (!mapped) throw new ParseError('wrong_shape', `JSON of source ${source.id} does not have the expected shape`);
     entries = mapped;
+    base = absoluteHttpUrl(documentUrl);
     if (source.format !== 'json') warnings.push(`expected ${source.format}, got JSON`);
   } else if (trimmed[0] === '<') {
-    const xml = parseXml(trimmed);
+    const xml = parseXml(trimmed, documentUrl);
     entries = xml.entries;
-    feedLink = xml.link;
+    base = xml.base;
     if (source.format !== xml.format) warnings.push(`expected ${source.format}, got ${xml.format}`);
   } else {
     throw new ParseError('unsupported_format', 'neither XML nor JSON');
@@ -75,7 +81,7 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   for (const raw of entries) {
     if (rule?.keep && !rule.keep(raw)) continue;
     const e = rule?.rewrite ? rule.rewrite(raw) : raw;
-    const item = normalize(e, source, now, feedLink, warnings);
+    const item = normalize(e, source, now, base, warnings);
     if (!item) {
       skipped++;
       continue;
@@ -87,13 +93,13 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   return { items, skipped, warnings: warnings.slice(0, 20) };
 }
 
-function normalize(e: RawEntry, source: SourceDef, now: number, feedLink: string | undefined, warnings: string[]): ParsedItem | undefined {
-  const title = clip(htmlToText(e.title ?? ''), MAX_TITLE);
+function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[]): ParsedItem | undefined {
+  const title = clip((e.plainTitle ? plainText : htmlToText)(e.title ?? ''), MAX_TITLE);
   if (!title) {
     warnings.push('item without a title skipped');
     return undefined;
   }
-  const url = canonicalUrl(e.link, feedLink);
+  const url = canonicalUrl(e.link, e.base ?? base);
   if (!url) {
     warnings.push(`item "${title.slice(0, 60)}" without a usable http(s) link skipped`);
     return undefined;
@@ -105,7 +111,7 @@ function normalize(e: RawEntry, source: SourceDef, now: number, feedLink: string
     source: source.name,
     filter: source.filter,
     published: now,
-    summary: clip(htmlToText(e.summary ?? ''), MAX_SUMMARY),
+    summary: clip((e.plainSummary ? plainText : htmlToText)(e.summary ?? ''), MAX_SUMMARY),
   };
   const date = parseDate(e.date);
   if (!date) {

@@ -49,17 +49,48 @@ export function clip(text: string, max: number): string {
 export const MAX_TITLE = 300;
 export const MAX_SUMMARY = 500;
 
-/** Canonical absolute http(s) URL: fragment and utm_* tracking removed; undefined otherwise. */
-export function canonicalUrl(raw: string | undefined, base?: string): string | undefined {
-  if (!raw) return undefined;
-  let url: URL;
+/** Plain text (not HTML): only whitespace is collapsed. */
+export function plainText(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** A reference that starts with a scheme (RFC 3986 §3.1) is absolute and needs no base. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * `ref` resolved against `base` (RFC 3986 §5, as WHATWG URL does it). An absolute reference
+ * is parsed on its own, so a missing or unusable base never invalidates it; a relative one
+ * without a base is undefined.
+ */
+function resolve(ref: string, base: string | undefined): URL | undefined {
   try {
-    url = new URL(raw.trim(), base);
+    if (SCHEME.test(ref)) return new URL(ref);
+    return base === undefined ? undefined : new URL(ref, base);
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+}
+
+/** `ref` (an xml:base, a feed link) resolved to an absolute http(s) URL usable as a base; undefined otherwise. */
+export function absoluteHttpUrl(ref: string | undefined, base?: string): string | undefined {
+  if (ref === undefined) return undefined;
+  const url = resolve(ref.trim(), base);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.href : undefined;
+}
+
+const TRACKING = /(?:^|[?&])utm_/i;
+
+/**
+ * Canonical absolute http(s) URL of a link resolved against `base` (itself absolute):
+ * fragment and utm_* tracking removed; undefined otherwise.
+ */
+export function canonicalUrl(raw: string | undefined, base?: string): string | undefined {
+  if (!raw) return undefined;
+  const url = resolve(raw.trim(), base);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
   url.hash = '';
-  for (const key of [...url.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) url.searchParams.delete(key);
+  if (TRACKING.test(url.search)) {
+    for (const key of [...url.searchParams.keys()]) if (key.toLowerCase().startsWith('utm_')) url.searchParams.delete(key);
+  }
   return url.href;
 }
