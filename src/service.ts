@@ -188,7 +188,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     uws,
     wires,
     health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
-    sources: () => buildSourceList(scheduler?.status() ?? []),
+    sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
     metrics: (requests: RequestStats) =>

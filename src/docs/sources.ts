@@ -1,9 +1,21 @@
 /** `/sources`: every source of every wire as the catalogue declares it, with its poll state. */
 import { SOURCES } from '../catalog/index.js';
 import type { SourceStatus } from '../ingest/scheduler.js';
+import { sourceKey, type WireIndex } from '../search/wire-index.js';
 
-export function buildSourceList(status: readonly SourceStatus[]): object[] {
+/**
+ * Per source: the catalogue's entry, the URL polled, and its state: polls, failures, the
+ * last document (entries, items, entries skipped and the main reason) and the items its
+ * wire holds from its publisher under its filter value (two sources of one publisher and
+ * filter value, such as two CNBC markets feeds, share that count).
+ */
+export function buildSourceList(status: readonly SourceStatus[], wires: ReadonlyMap<string, WireIndex>): object[] {
   const byId = new Map(status.map((s) => [s.id, s]));
+  const held = new Map<string, Map<string, number>>();
+  const heldBy = (wire: string, name: string, filter: string) => {
+    if (!held.has(wire)) held.set(wire, wires.get(wire)?.countBySource() ?? new Map());
+    return held.get(wire)!.get(sourceKey(name, filter)) ?? 0;
+  };
   return SOURCES.map((s) => {
     const state = byId.get(s.id);
     return {
@@ -18,10 +30,14 @@ export function buildSourceList(status: readonly SourceStatus[]): object[] {
       state: state
         ? {
             polls: state.polls,
+            failures: state.failures,
             last_success: state.last_success,
             last_error: state.last_error,
             consecutive_failures: state.consecutive_failures,
             items: state.items,
+            items_held: heldBy(s.wire.id, s.name, s.filter),
+            entries_skipped: state.skipped,
+            last_document: state.last_document,
             etag_hits: state.etag_hits,
           }
         : null,

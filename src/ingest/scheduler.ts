@@ -19,6 +19,12 @@ import type { WireIndex } from '../search/wire-index.js';
 export type PollRunner = (task: PollTask) => Promise<PollResult>;
 
 /** What /health and /sources show per source. */
+/** A rise of this much in the share of skipped entries between two documents is a warning… */
+const SKIP_RISE = 0.3;
+/** …for documents with at least this many entries. */
+const SKIP_RISE_MIN_ENTRIES = 5;
+const round = (x: number) => Math.round(x * 100) / 100;
+
 export interface SourceStatus {
   id: string;
   wire: string;
@@ -30,6 +36,8 @@ export interface SourceStatus {
   failures: number;
   /** Entries skipped while parsing (no usable link, no title…), since start. */
   skipped: number;
+  /** The last document: entries it offered, items made of them, entries skipped and the main reason. */
+  last_document: { entries: number; items: number; skipped: number; skip_reason: string | null } | null;
   last_attempt: string | null;
   last_success: string | null;
   last_error: { at: string; code: string; message: string; status?: number } | null;
@@ -46,6 +54,7 @@ interface SourceRuntime {
   polls: number;
   failures: number;
   skipped: number;
+  lastDocument: SourceStatus['last_document'];
   lastAttempt: number | null;
   lastSuccess: number | null;
   lastError: SourceStatus['last_error'];
@@ -91,6 +100,7 @@ export class Scheduler {
       polls: 0,
       failures: 0,
       skipped: 0,
+      lastDocument: null,
       lastAttempt: null,
       lastSuccess: null,
       lastError: null,
@@ -203,6 +213,7 @@ export class Scheduler {
     }
     s.items = result.count;
     s.skipped += result.skipped;
+    this.noteSkips(s, result);
     const index = this.opts.wires.get(s.def.wire.id);
     if (index) await applyItems(index, result.items, now);
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
@@ -222,6 +233,20 @@ export class Scheduler {
     return Math.round((this.runStarts[n - 1]! - this.runStarts[0]!) / (n - 1) / 1000);
   }
 
+  /**
+   * Remembers the document's skips, and warns when a source's share of skipped entries
+   * rises sharply (a format change upstream usually shows here before the wire empties).
+   */
+  private noteSkips(s: SourceRuntime, result: Extract<PollResult, { kind: 'items' }>): void {
+    const share = (d: { entries: number; skipped: number } | null) => (d && d.entries > 0 ? d.skipped / d.entries : 0);
+    const before = share(s.lastDocument);
+    s.lastDocument = { entries: result.entries, items: result.count, skipped: result.skipped, skip_reason: result.skipReason };
+    const now = share(s.lastDocument);
+    if (result.entries >= SKIP_RISE_MIN_ENTRIES && now - before >= SKIP_RISE) {
+      log.warn('a source skips a much larger share of its entries', { source: s.def.id, before: round(before), now: round(now), reason: result.skipReason });
+    }
+  }
+
   status(): SourceStatus[] {
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
     return this.sources.map((s) => ({
@@ -233,6 +258,7 @@ export class Scheduler {
       polls: s.polls,
       failures: s.failures,
       skipped: s.skipped,
+      last_document: s.lastDocument,
       last_attempt: iso(s.lastAttempt),
       last_success: iso(s.lastSuccess),
       last_error: s.lastError,

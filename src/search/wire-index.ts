@@ -45,6 +45,8 @@ const COMPACT_AFTER = 1024;
 /** Title terms are indexed a second time under this prefix, so a title match is one lookup. */
 const TITLE = '~';
 
+export const sourceKey = (name: string, filter: string) => `${name}\u0000${filter}`;
+
 export class WireIndex {
   /** Slot → stored item; a slot is also the item's FlexSearch id. */
   private slots: (StoredItem | undefined)[] = [];
@@ -162,6 +164,20 @@ export class WireIndex {
     for (const slot of this.byKey.values()) {
       const f = this.slots[slot]!.filter;
       counts[f] = (counts[f] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /**
+   * Items held per publisher and filter value, keyed `sourceKey(name, filter)` (an item two
+   * sources carry counts once, for the one that stored it).
+   */
+  countBySource(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const slot of this.byKey.values()) {
+      const item = this.slots[slot]!;
+      const key = sourceKey(item.source, item.filter);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     return counts;
   }

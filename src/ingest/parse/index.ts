@@ -24,9 +24,16 @@ export interface ParsedItem extends Item {
 
 export interface ParseResult {
   items: ParsedItem[];
+  /** Entries the document offered for this source (after the source's own filter, if any). */
+  entries: number;
   skipped: number;
+  /** Why entries were skipped: reason → count. */
+  skips: Record<string, number>;
   warnings: string[];
 }
+
+/** Why an entry did not become an item. */
+export type SkipReason = 'no title' | 'no usable link' | 'over the per-document cap';
 
 /** Items beyond this many in one document are skipped: no feed legitimately sends more. */
 export const MAX_ITEMS_PER_DOCUMENT = 5000;
@@ -70,8 +77,15 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   }
 
   let skipped = 0;
+  let considered = 0;
+  const skips: Record<string, number> = {};
+  const skip = (reason: SkipReason, n = 1) => {
+    skipped += n;
+    skips[reason] = (skips[reason] ?? 0) + n;
+  };
   if (entries.length > MAX_ITEMS_PER_DOCUMENT) {
-    skipped += entries.length - MAX_ITEMS_PER_DOCUMENT;
+    skip('over the per-document cap', entries.length - MAX_ITEMS_PER_DOCUMENT);
+    considered += entries.length - MAX_ITEMS_PER_DOCUMENT;
     warnings.push(`${entries.length} items; only the first ${MAX_ITEMS_PER_DOCUMENT} are read`);
     entries = entries.slice(0, MAX_ITEMS_PER_DOCUMENT);
   }
@@ -80,29 +94,30 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   const items: ParsedItem[] = [];
   for (const raw of entries) {
     if (rule?.keep && !rule.keep(raw)) continue;
+    considered++;
     const e = rule?.rewrite ? rule.rewrite(raw) : raw;
     const item = normalize(e, source, now, base, warnings);
-    if (!item) {
-      skipped++;
+    if (typeof item === 'string') {
+      skip(item);
       continue;
     }
     if (seen.has(item.id)) continue; // the same item twice in one document
     seen.add(item.id);
     items.push(item);
   }
-  return { items, skipped, warnings: warnings.slice(0, 20) };
+  return { items, entries: considered, skipped, skips, warnings: warnings.slice(0, 20) };
 }
 
-function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[]): ParsedItem | undefined {
+function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[]): ParsedItem | SkipReason {
   const title = clip((e.plainTitle ? plainText : htmlToText)(e.title ?? ''), MAX_TITLE);
   if (!title) {
     warnings.push('item without a title skipped');
-    return undefined;
+    return 'no title';
   }
   const url = canonicalUrl(e.link, e.base ?? base);
   if (!url) {
     warnings.push(`item "${title.slice(0, 60)}" without a usable http(s) link skipped`);
-    return undefined;
+    return 'no usable link';
   }
   const item: ParsedItem = {
     id: (e.id ?? '').trim() || url,
