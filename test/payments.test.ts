@@ -136,7 +136,7 @@ describe('attacks release no data and move no money', () => {
     const cases: [string, string | null, number, string][] = [
       ['no header', null, 402, 'payment_required'],
       ['garbage header', '%%%garbage%%%', 400, 'invalid_payment'],
-      ['wrong version', encodePayment({ ...good, x402Version: 1 }), 402, 'invalid_x402_version'],
+      ['wrong version', encodePayment({ ...good, x402Version: 3 } as unknown as PaymentPayload), 402, 'invalid_x402_version'],
       ['wrong network', encodePayment({ ...good, accepted: { ...good.accepted, network: 'eip155:84532' } }), 402, 'invalid_network'],
       ['wrong asset', await signed({ asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }), 402, 'invalid_payment_requirements'],
       ['wrong payTo', await signed({ to: other.address }), 402, 'invalid_exact_evm_payload_recipient_mismatch'],

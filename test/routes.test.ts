@@ -143,6 +143,22 @@ describe('paid routes', () => {
       ]);
       // Declared optional: a client that sends an id may resend the same payment safely.
       assert.equal(offer.extensions['payment-identifier'].info.required, false);
+      // The body carries the same offer as x402 v1 clients read it.
+      assert.equal(body.x402Version, 1);
+      assert.deepEqual(body.accepts, [
+        {
+          scheme: 'exact',
+          network: 'base',
+          maxAmountRequired: offer.accepts[0].amount,
+          resource: offer.resource.url,
+          description: offer.resource.description,
+          mimeType: 'application/json',
+          payTo: PAY_TO,
+          maxTimeoutSeconds: 300,
+          asset: USDC_BASE,
+          extra: { name: 'USD Coin', version: '2' },
+        },
+      ]);
       assert.equal(body.error.code, 'payment_required');
       assert.equal(body.error.price, route.def.price);
       assert.equal(body.error.currency, 'USD');
@@ -207,9 +223,11 @@ describe('presented payments', () => {
     }
   });
 
-  test('another version, scheme or network is a 402 with the reason, a fresh offer and a failed PAYMENT-RESPONSE', async () => {
+  test('another version, scheme or network is a 402 with the reason (also in the fresh offer), and a failed settlement response in the version\'s header', async () => {
     const cases: [string, unknown, string][] = [
-      ['X-PAYMENT', { x402Version: 1, scheme: 'exact', network: 'base', payload: {} }, 'invalid_x402_version'],
+      ['X-PAYMENT', { x402Version: 3, scheme: 'exact', network: 'base', payload: {} }, 'invalid_x402_version'],
+      ['X-PAYMENT', { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: payload().payload }, 'invalid_network'],
+      ['X-PAYMENT', { x402Version: 1, scheme: 'upto', network: 'base', payload: payload().payload }, 'invalid_scheme'],
       ['PAYMENT', payload({ accepted: { ...payload().accepted, network: 'eip155:84532' } }), 'invalid_network'],
       ['PAYMENT-SIGNATURE', payload({ accepted: { ...payload().accepted, scheme: 'upto' } }), 'invalid_scheme'],
     ];
@@ -218,10 +236,17 @@ describe('presented payments', () => {
       assert.equal(status, 402, reason);
       assert.equal(body.error.code, reason);
       assert.equal(body.error.preview, '/cve/preview');
-      assert.equal(decodeHeader(res.headers.get('payment-required')).accepts[0].amount, '5000');
-      const settlement = decodeHeader(res.headers.get('payment-response'));
+      // v1 clients read these from the body.
+      assert.equal(body.x402Version, 1);
+      assert.equal(body.accepts[0].maxAmountRequired, '5000');
+      const offer = decodeHeader(res.headers.get('payment-required'));
+      assert.equal(offer.accepts[0].amount, '5000');
+      assert.equal(offer.error, body.error.message, 'the fresh offer names the actual reason');
+      const v1 = (value as { x402Version: number }).x402Version === 1;
+      const settlement = decodeHeader(res.headers.get(v1 ? 'x-payment-response' : 'payment-response'));
       assert.equal(settlement.success, false);
       assert.equal(settlement.errorReason, reason);
+      assert.equal(settlement.network, v1 ? 'base' : 'eip155:8453');
     }
   });
 

@@ -16,8 +16,8 @@ import { buildPriceList } from '../docs/price-list.js';
 import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
 import { handleMcp, MAX_MCP_BODY } from '../mcp/endpoint.js';
-import { failedSettlementHeader, paymentErrorBody, type Offer } from '../pay/offer.js';
-import { readPaymentHeader } from '../pay/payment-header.js';
+import { failedSettlementHeader, paymentErrorBody, refusalHeader, type Offer } from '../pay/offer.js';
+import { readPaymentHeader, V1_NETWORK, type X402Version } from '../pay/payment-header.js';
 import type { Outcome, Payments } from '../pay/payments.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
@@ -53,7 +53,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const ALLOW = 'GET, HEAD, OPTIONS';
 const SERVICE_VERSION = '0.1.0';
 /** Headers a browser-based client needs to run the x402 handshake across origins. */
-const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
+const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
+/** Where a settlement response goes: v2's header, or v1's. */
+const SETTLEMENT_HEADER = { 1: 'X-PAYMENT-RESPONSE', 2: 'PAYMENT-RESPONSE' } as const;
 /** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
 export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
 
@@ -134,17 +136,24 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']] as const) : [];
   const payments = deps.payments;
 
-  const refuse402 = (res: HttpResponse, method: Method, reason: string, message: string) => {
-    const body = paymentErrorBody(route, offer!.requirements.payTo, reason, message);
-    send(res, method, 402, body, JSON_TYPE, [...offerHeaders, ['PAYMENT-RESPONSE', failedSettlementHeader(reason)]]);
+  // A refused payment: the reason in the body and in a fresh offer's `error`, and a failed
+  // settlement response under the name the payment's protocol version reads.
+  const refuse402 = (res: HttpResponse, method: Method, reason: string, message: string, version: X402Version) => {
+    const body = paymentErrorBody(offer!, reason, message);
+    const headers = [
+      ['PAYMENT-REQUIRED', refusalHeader(offer!, message)],
+      ['Cache-Control', 'no-store'],
+      [SETTLEMENT_HEADER[version], failedSettlementHeader(reason, version)],
+    ] as const;
+    send(res, method, 402, body, JSON_TYPE, headers);
   };
 
-  const answer = (res: HttpResponse, outcome: Outcome) => {
+  const answer = (res: HttpResponse, outcome: Outcome, version: X402Version) => {
     if (outcome.kind === 'paid') {
-      const settlement = Buffer.from(JSON.stringify(outcome.settlement)).toString('base64');
-      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], ['PAYMENT-RESPONSE', settlement]]);
+      const settlement = Buffer.from(JSON.stringify(version === 1 ? { ...outcome.settlement, network: V1_NETWORK } : outcome.settlement)).toString('base64');
+      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], [SETTLEMENT_HEADER[version], settlement]]);
     } else if (outcome.status === 402) {
-      refuse402(res, 'get', outcome.code, outcome.message);
+      refuse402(res, 'get', outcome.code, outcome.message, version);
     } else {
       sendError(res, 'get', apiError(outcome.status, outcome.code, outcome.message));
     }
@@ -162,14 +171,14 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     // HEAD returns no data, so it never takes a payment: it shows the offer.
     const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
     if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
-    const intake = readPaymentHeader(presented);
+    const intake = readPaymentHeader(presented, offer.requirements);
     if (intake.kind === 'malformed') {
       payments.count('invalid_payment');
       return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
     }
     if (intake.kind === 'rejected') {
       payments.count(intake.reason);
-      return refuse402(res, method, intake.reason, intake.message);
+      return refuse402(res, method, intake.reason, intake.message, intake.version);
     }
 
     // From here the answer is asynchronous (journal, settlement): uWS needs to know if the
@@ -182,7 +191,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     payments
       .authorize({ requestKey: requestKey(route.path, p), requirements: offer.requirements, payload: intake.payload, produce: () => Buffer.from(run(p, startedAt)) })
       .then(
-        (outcome) => !aborted && res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome))),
+        (outcome) => !aborted && res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome, intake.version))),
         (err) => {
           log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
           if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), sendError(res, 'get', INTERNAL)));

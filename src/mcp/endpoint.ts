@@ -12,7 +12,7 @@
 import { errorBody } from '../http/errors.js';
 import { requestKey, type RouteRuntime } from '../http/route-runtime.js';
 import { NETWORK, type Offer } from '../pay/offer.js';
-import { readPaymentPayload } from '../pay/payment-header.js';
+import { readPaymentHeader, readPaymentPayload, V1_NETWORK } from '../pay/payment-header.js';
 import type { Payments } from '../pay/payments.js';
 import { ROUTE_BY_TOOL, TOOLS } from './tools.js';
 
@@ -101,9 +101,12 @@ async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps):
 
   if (!rt.offer || !deps.payments) return reply(id, toolError(`Payments are not configured on this server; the free tool ${route.previewPath.slice(1).replace(/\//g, '_')} still works.`));
   const offer = rt.offer;
-  const payment = (params._meta as Record<string, unknown> | undefined)?.['x402/payment'];
+  // x402's MCP transport puts the payload object in `x402/payment`; x402-mcp (v1) puts it
+  // base64-encoded in `x402.payment`. Either may carry v1 or v2.
+  const meta = (params._meta ?? {}) as Record<string, unknown>;
+  const payment = meta['x402/payment'] ?? meta['x402.payment'];
   if (payment === undefined) return reply(id, paymentRequired(offer, 'Payment required: pay with x402 in _meta["x402/payment"]'));
-  const intake = readPaymentPayload(payment, 'x402/payment');
+  const intake = typeof payment === 'string' ? readPaymentHeader(payment, offer.requirements) : readPaymentPayload(payment, offer.requirements, 'x402/payment');
   if (intake.kind === 'malformed') return reply(id, paymentRequired(offer, `invalid_payment: ${intake.message}`));
   if (intake.kind === 'rejected') return reply(id, paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
 
@@ -113,18 +116,28 @@ async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps):
     payload: intake.payload,
     produce: () => Buffer.from(rt.run(p, startedAt)),
   });
-  if (outcome.kind === 'paid') return reply(id, { content: text(outcome.body.toString('utf8')), _meta: { 'x402/payment-response': outcome.settlement } });
+  if (outcome.kind === 'paid') return reply(id, { content: text(outcome.body.toString('utf8')), _meta: settlementMeta(outcome.settlement) });
   if (outcome.status === 402) return reply(id, paymentRequired(offer, `${outcome.code}: ${outcome.message}`, outcome.code));
   return reply(id, toolError(`${outcome.code}: ${outcome.message}`));
 }
 
-/** x402's MCP signalling: the PaymentRequired in structuredContent and as JSON text. */
+/**
+ * x402's MCP signalling: the v2 PaymentRequired in structuredContent and as the first text;
+ * the second text is the v1 form (`accepts` with `maxAmountRequired`, network `base`),
+ * which x402-mcp's agents read.
+ */
 function paymentRequired(offer: Offer, message: string, failure?: string): object {
   const required = { ...offer.paymentRequired, error: message };
+  const v1 = { x402Version: 1, error: message, accepts: offer.v1Accepts };
   return {
     isError: true,
     structuredContent: required,
-    content: text(JSON.stringify(required)),
-    ...(failure ? { _meta: { 'x402/payment-response': { success: false, errorReason: failure, transaction: '', network: NETWORK } } } : {}),
+    content: [...text(JSON.stringify(required)), ...text(JSON.stringify(v1))],
+    ...(failure ? { _meta: settlementMeta({ success: false, errorReason: failure, transaction: '', network: NETWORK }) } : {}),
   };
+}
+
+/** The settlement response under both transports' keys (`x402.payment-response` with v1's network name). */
+function settlementMeta(settlement: object): object {
+  return { 'x402/payment-response': settlement, 'x402.payment-response': { ...settlement, network: V1_NETWORK } };
 }

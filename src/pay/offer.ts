@@ -41,13 +41,30 @@ export const PAYMENT_IDENTIFIER_EXTENSION = {
   },
 } as const;
 
+/** x402 v1's PaymentRequirements: the same offer, named as v1 clients read it. */
+export interface PaymentRequirementsV1 {
+  scheme: 'exact';
+  network: 'base';
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: 'application/json';
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra: { name: string; version: string };
+}
+
 /** A paid route's offer in every form the server sends it. */
 export interface Offer {
+  route: Route;
   requirements: PaymentRequirements;
   paymentRequired: PaymentRequired;
+  /** v1 clients read these from the 402 body (`accepts`). */
+  v1Accepts: PaymentRequirementsV1[];
   /** Value of the PAYMENT-REQUIRED header: base64 of the PaymentRequired JSON. */
   header: string;
-  /** The 402 JSON body, in human terms, pointing at the free preview; encoded once. */
+  /** The 402 JSON body for a call without payment; encoded once. */
   body: Buffer;
 }
 
@@ -61,47 +78,72 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
     maxTimeoutSeconds,
     extra: { ...USDC_DOMAIN },
   };
+  const resource = { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' } as const;
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     error: 'PAYMENT-SIGNATURE header is required',
-    resource: { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' },
+    resource,
     accepts: [requirements],
     extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION },
   };
-  const body = Buffer.from(
-    paymentErrorBody(
-      route,
+  const v1Accepts: PaymentRequirementsV1[] = [
+    {
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: requirements.amount,
+      resource: resource.url,
+      description: resource.description,
+      mimeType: resource.mimeType,
       payTo,
+      maxTimeoutSeconds,
+      asset: USDC_BASE,
+      extra: { ...USDC_DOMAIN },
+    },
+  ];
+  const offer: Offer = { route, requirements, paymentRequired, v1Accepts, header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'), body: Buffer.alloc(0) };
+  offer.body = Buffer.from(
+    paymentErrorBody(
+      offer,
       'payment_required',
-      `This route costs ${route.def.price} USD per call, paid with x402 v2 (USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
+      `This route costs ${route.def.price} USD per call, paid with x402 (v2, or v1 in X-PAYMENT; USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
     ),
   );
-  return {
-    requirements,
-    paymentRequired,
-    header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'),
-    body,
-  };
+  return offer;
 }
 
-/** A 402 body: the reason, and the offer in human terms with the free preview to fall back to. */
-export function paymentErrorBody(route: Route, payTo: string, code: string, message: string): string {
+/**
+ * A 402 body. It is read by two kinds of client at once:
+ * - x402 v1 clients read `x402Version` and `accepts` (v1 requirements) from it;
+ * - people and this API's own clients read `error`: the reason (`code`, `message`) and the
+ *   offer in human terms, with the free preview to fall back to.
+ * `error` stays this API's error object rather than v1's plain string: every error of this
+ * service has that shape, and the v1 clients read only `x402Version` and `accepts`.
+ * v2 clients read the PAYMENT-REQUIRED header instead.
+ */
+export function paymentErrorBody(offer: Offer, code: string, message: string): string {
   return JSON.stringify({
+    x402Version: 1,
+    accepts: offer.v1Accepts,
     error: {
       code,
       message,
-      price: route.def.price,
+      price: offer.route.def.price,
       currency: 'USD',
       asset: 'USDC',
       network: NETWORK,
-      payTo,
-      preview: route.previewPath,
+      payTo: offer.requirements.payTo,
+      preview: offer.route.previewPath,
       prices: '/.well-known/x402',
     },
   });
 }
 
-/** Value of a failed PAYMENT-RESPONSE header (x402 v2 SettlementResponse). */
-export function failedSettlementHeader(reason: string): string {
-  return Buffer.from(JSON.stringify({ success: false, errorReason: reason, transaction: '', network: NETWORK })).toString('base64');
+/** The PAYMENT-REQUIRED header of a refusal: the offer, with the actual reason in `error`. */
+export function refusalHeader(offer: Offer, message: string): string {
+  return Buffer.from(JSON.stringify({ ...offer.paymentRequired, error: message })).toString('base64');
+}
+
+/** Value of a failed PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1) header: a SettlementResponse. */
+export function failedSettlementHeader(reason: string, version: 1 | 2 = 2): string {
+  return Buffer.from(JSON.stringify({ success: false, errorReason: reason, transaction: '', network: version === 1 ? 'base' : NETWORK })).toString('base64');
 }
