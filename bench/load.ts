@@ -1,14 +1,17 @@
 /**
  * A closed-loop HTTP load generator with microsecond latency resolution (autocannon and wrk
  * report whole milliseconds, too coarse for a sub-millisecond service). Runs in its own
- * process: `node load.js <url> <connections> <seconds> [payments-file]`, prints one JSON
- * line. With a payments file (one PAYMENT-SIGNATURE value per line), every request carries
- * the next one, and the run ends when they are used up.
+ * process: `node load.js <url> <connections> <seconds> [payments-file] [cycle]`, prints one
+ * JSON line. With a payments file (one PAYMENT-SIGNATURE value per line), every request
+ * carries the next one, and the run ends when they are used up; with `cycle`, they are used
+ * round and round until the time is up (forged payments in bench:attack). The answer's
+ * statuses are counted.
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
-const [url, connectionsArg, secondsArg, paymentsFile] = process.argv.slice(2);
+const [url, connectionsArg, secondsArg, paymentsFile, mode] = process.argv.slice(2);
+const cycle = mode === 'cycle';
 const payments = paymentsFile ? readFileSync(paymentsFile, 'utf8').split('\n').filter(Boolean) : null;
 let nextPayment = 0;
 if (!url) throw new Error('usage: load.js <url> [connections] [seconds]');
@@ -23,17 +26,22 @@ const latencies: number[] = [];
 const serverTimes: number[] = [];
 const TOOK = /"took_ms":([0-9.]+)/;
 let errors = 0;
+const statuses: Record<number, number> = {};
 
 async function worker(): Promise<void> {
   while (performance.now() < deadline) {
-    if (payments && nextPayment >= payments.length) break;
+    if (payments && nextPayment >= payments.length) {
+      if (!cycle) break;
+      nextPayment = 0;
+    }
     const headers = payments ? { 'payment-signature': payments[nextPayment++]! } : undefined;
     const start = performance.now();
     try {
       const res = await pool.request({ path, method: 'GET', headers });
       const text = await res.body.text();
       latencies.push(performance.now() - start);
-      if (res.statusCode !== 200) errors++;
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      if (res.statusCode !== 200 && !cycle) errors++;
       const took = TOOK.exec(text);
       if (took) serverTimes.push(Number(took[1]));
     } catch {
@@ -52,5 +60,5 @@ const quantile = (values: number[]) => {
 const at = quantile(latencies);
 const server = quantile(serverTimes);
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, errors, p50: at(0.5), p99: at(0.99), p999: at(0.999), server_p50: server(0.5), server_p99: server(0.99) }) + '\n',
+  JSON.stringify({ requests: latencies.length, errors, statuses, p50: at(0.5), p99: at(0.99), p999: at(0.999), server_p50: server(0.5), server_p99: server(0.99) }) + '\n',
 );

@@ -12,7 +12,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
 /** Upper bounds (seconds) of the request latency buckets: a preview takes tens of µs, a synchronous paid call a block. */
 const BOUNDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const STATUSES = [200, 202, 204, 308, 400, 401, 402, 404, 405, 409, 413, 414, 500, 503] as const;
+const STATUSES = [200, 202, 204, 308, 400, 401, 402, 404, 405, 409, 413, 414, 429, 500, 503] as const;
 const OTHER_STATUS = STATUSES.length;
 /** The route label of anything that is not a known path (a 404 must not create a label). */
 export const OTHER_ROUTE = 'other';

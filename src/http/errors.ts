@@ -35,6 +35,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   405: '405 Method Not Allowed',
   413: '413 Content Too Large',
   414: '414 URI Too Long',
+  429: '429 Too Many Requests',
   431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',

@@ -18,6 +18,7 @@ import { buildMcpCatalog } from '../mcp/catalog.js';
 import { handleMcp, MAX_MCP_BODY } from '../mcp/endpoint.js';
 import { failedSettlementHeader, paymentErrorBody, refusalHeader, type Offer } from '../pay/offer.js';
 import { readPaymentHeader, V1_NETWORK, type X402Version } from '../pay/payment-header.js';
+import { buildPaywallPage } from '../pay/paywall.js';
 import type { Outcome, Payments } from '../pay/payments.js';
 import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
@@ -108,10 +109,28 @@ function send(
   }
 }
 
-function sendError(res: HttpResponse, method: Method, err: ApiError, close = false): void {
-  const headers: (readonly [string, string])[] = [['Cache-Control', 'no-store']];
+function sendError(res: HttpResponse, method: Method, err: ApiError, close = false, extra: readonly (readonly [string, string])[] = []): void {
+  const headers: (readonly [string, string])[] = [['Cache-Control', 'no-store'], ...extra];
   if (err.status === 405) headers.push(['Allow', ALLOW]);
   send(res, method, err.status, errorBody(err), JSON_TYPE, headers, close);
+}
+
+/**
+ * The client's address: the peer's, or, when the peer is this machine (the reverse proxy of
+ * deploy/nginx, which sets it from the address it saw), the X-Real-IP header. A remote
+ * peer cannot claim another address: its X-Real-IP is ignored.
+ */
+export function clientAddress(res: HttpResponse, req: HttpRequest): string {
+  const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+  if (LOOPBACK.has(peer)) return req.getHeader('x-real-ip') || peer;
+  return peer;
+}
+const LOOPBACK = new Set(['127.0.0.1', '0000:0000:0000:0000:0000:ffff:7f00:0001', '0000:0000:0000:0000:0000:0000:0000:0001']);
+
+export function tooManyFailures(retryAfterSec: number): ApiError {
+  return apiError(429, 'too_many_failed_payments', `Too many failed payments from this address; presented payments are refused unread for ${retryAfterSec} s. Nothing was charged.`, {
+    details: { retry_after_sec: retryAfterSec },
+  });
 }
 
 /** Does the request announce a body? (Content-Length other than 0, or any Transfer-Encoding.) */
@@ -133,8 +152,10 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.paymentsProblem}). The free preview ${route.previewPath} still works.`, {
     details: { preview: route.previewPath },
   });
-  const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']] as const) : [];
+  const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store'], ['Vary', 'Accept']] as const) : [];
   const payments = deps.payments;
+  let paywall: Buffer | null = null;
+  const paywallHeaders = offerHeaders;
 
   // A refused payment: the reason in the body and in a fresh offer's `error`, and a failed
   // settlement response under the name the payment's protocol version reads.
@@ -170,8 +191,24 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     if (!offer || !payments) return sendError(res, method, paymentUnavailable);
     // HEAD returns no data, so it never takes a payment: it shows the offer.
     const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
-    if (!presented) return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+    if (!presented) {
+      // A browser gets the paywall page (built on first use: it is large, and most routes never need it).
+      if (req.getHeader('accept').includes('text/html')) {
+        paywall ??= Buffer.from(buildPaywallPage(offer).html);
+        return send(res, method, 402, paywall, 'text/html; charset=utf-8', paywallHeaders);
+      }
+      return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
+    }
+    // A client that has failed too many payments is refused before any decoding or
+    // signature work: a flood of forged payments must not starve the serving thread.
+    const client = payments.failures.enabled ? clientAddress(res, req) : '';
+    const wait = payments.failures.retryAfter(client, Date.now());
+    if (wait > 0) {
+      payments.count('too_many_failed_payments');
+      return sendError(res, method, tooManyFailures(wait), false, [['Retry-After', String(wait)]]);
+    }
     const intake = readPaymentHeader(presented, offer.requirements);
+    if (intake.kind !== 'payload') payments.failures.charge(client, Date.now());
     if (intake.kind === 'malformed') {
       payments.count('invalid_payment');
       return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
@@ -191,7 +228,10 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     payments
       .authorize({ requestKey: requestKey(route.path, p), requirements: offer.requirements, payload: intake.payload, produce: () => Buffer.from(run(p, startedAt)) })
       .then(
-        (outcome) => !aborted && res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome, intake.version))),
+        (outcome) => {
+          if (outcome.kind === 'refused' && outcome.status !== 503) payments.failures.charge(client, Date.now());
+          if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome, intake.version)));
+        },
         (err) => {
           log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
           if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), sendError(res, 'get', INTERNAL)));
@@ -290,6 +330,7 @@ function mcpHandler(deps: ServerDeps) {
   return (res: HttpResponse, req: HttpRequest): void => {
     const length = Number(req.getHeader('content-length') || 0);
     const { stats, slot, start } = timing;
+    const client = deps.payments?.failures.enabled ? clientAddress(res, req) : '';
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -320,7 +361,7 @@ function mcpHandler(deps: ServerDeps) {
       // uWS reuses the chunk's memory after this callback: copy it.
       chunks.push(Buffer.from(chunk.slice(0)));
       if (!isLast) return;
-      handleMcp(Buffer.concat(chunks).toString('utf8'), mcp).then(
+      handleMcp(Buffer.concat(chunks).toString('utf8'), { ...mcp, client }).then(
         (r) => answer(r.status, r.body),
         (err) => {
           log.error('mcp call failed', { error: String((err as Error)?.stack ?? err) });

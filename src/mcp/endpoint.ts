@@ -23,6 +23,8 @@ export interface McpDeps {
   runtimes: ReadonlyMap<string, RouteRuntime>;
   payments: Payments | null;
   version: string;
+  /** The caller's address, for the failed-payment budget. */
+  client?: string;
 }
 
 export interface McpReply {
@@ -106,16 +108,25 @@ async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps):
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const payment = meta['x402/payment'] ?? meta['x402.payment'];
   if (payment === undefined) return reply(id, paymentRequired(offer, 'Payment required: pay with x402 in _meta["x402/payment"]'));
+  const payments = deps.payments;
+  const client = deps.client ?? '';
+  const wait = payments.failures.retryAfter(client, Date.now());
+  if (wait > 0) {
+    payments.count('too_many_failed_payments');
+    return reply(id, toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${wait} s. Nothing was charged.`));
+  }
   const intake = typeof payment === 'string' ? readPaymentHeader(payment, offer.requirements) : readPaymentPayload(payment, offer.requirements, 'x402/payment');
+  if (intake.kind !== 'payload') payments.failures.charge(client, Date.now());
   if (intake.kind === 'malformed') return reply(id, paymentRequired(offer, `invalid_payment: ${intake.message}`));
   if (intake.kind === 'rejected') return reply(id, paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
 
-  const outcome = await deps.payments.authorize({
+  const outcome = await payments.authorize({
     requestKey: requestKey(route.path, p),
     requirements: offer.requirements,
     payload: intake.payload,
     produce: () => Buffer.from(rt.run(p, startedAt)),
   });
+  if (outcome.kind === 'refused' && outcome.status !== 503) payments.failures.charge(client, Date.now());
   if (outcome.kind === 'paid') return reply(id, { content: text(outcome.body.toString('utf8')), _meta: settlementMeta(outcome.settlement) });
   if (outcome.status === 402) return reply(id, paymentRequired(offer, `${outcome.code}: ${outcome.message}`, outcome.code));
   return reply(id, toolError(`${outcome.code}: ${outcome.message}`));

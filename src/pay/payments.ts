@@ -17,6 +17,7 @@
  */
 import { log } from '../log.js';
 import { Exposure, type BalanceReader } from './exposure.js';
+import { FailureBudget } from './failure-budget.js';
 import { Journal, type AcceptedRecord, type JournalState } from './journal.js';
 import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
@@ -45,6 +46,8 @@ export interface PaymentsOptions {
   balance?: BalanceReader;
   /** Bytes of response bodies kept for idempotent retries; beyond it a retry recomputes. */
   retryBodyBudget?: number;
+  /** Failed payments per client address (see failure-budget.ts); none when absent. */
+  failures?: FailureBudget;
 }
 
 export interface AuthorizeRequest {
@@ -94,6 +97,8 @@ export class Payments {
   private readonly exposure: Exposure;
   /** Payments by outcome (accepted, repeat, or the refusal code): for /metrics. */
   readonly outcomes = new Map<string, number>();
+  /** The adapters consult it before reading a payment and charge it after a refusal. */
+  readonly failures: FailureBudget;
   private readonly bodies: Entry[] = [];
   private bodyBytes = 0;
   private settledCount = 0;
@@ -107,6 +112,7 @@ export class Payments {
 
   constructor(private readonly opts: PaymentsOptions) {
     this.exposure = new Exposure(opts.optimisticMaxUnsettled, opts.balance);
+    this.failures = opts.failures ?? new FailureBudget(0, 1);
     this.sweeper = setInterval(() => this.sweep(Date.now()), 10_000);
     this.sweeper.unref();
   }

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { log } from '../log.js';
 import { ChainReader } from './chain.js';
 import { Journal } from './journal.js';
+import { FailureBudget } from './failure-budget.js';
 import { Payments } from './payments.js';
 import type { Settler } from './settler.js';
 import { FacilitatorSettler } from './settlers/facilitator.js';
@@ -43,6 +44,7 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
     optimisticMaxUnsettled: s.optimisticMaxUnsettled,
     optimisticRelease: s.optimisticRelease,
     settleTimeoutMs: timeoutMs,
+    failures: new FailureBudget(config.failedPayments.burst, config.failedPayments.perMinute),
     ...(chain ? { balance: (payer: string) => chain.balanceOf(payer) } : {}),
   });
   payments.resume(state);

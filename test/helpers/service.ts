@@ -24,6 +24,9 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
     INGEST: '0',
     // Nothing listens there: offers are made and payments verified, but none can settle.
     FACILITATOR_URL: 'http://127.0.0.1:9',
+    // Every test client is 127.0.0.1: tests that send many bad payments would share one
+    // budget. test/attack.test.ts turns it on.
+    FAILED_PAYMENTS_BURST: '0',
     ...env,
   });
   let wires;

@@ -1,0 +1,126 @@
+/**
+ * A flood of forged payments against the previews' latency (`npm run bench:attack`).
+ *
+ * Every forged payment is well formed and signed, but by a key other than the payer it
+ * names, so reading it costs the serving thread a full signature recovery (about 0.1–0.15
+ * ms). The attacker sends them from one address over 16 connections, as fast as it can:
+ * enough to saturate the serving thread. Meanwhile a second client measures previews. Three
+ * phases, same run: idle; under attack with the failed-payment budget on (the default);
+ * under attack with it off (FAILED_PAYMENTS_BURST=0). Target: preview p99 under attack
+ * within 2× idle with the budget on.
+ *
+ * The service runs in this process with its serving thread alone on core 0; its other
+ * threads, the preview client and the attacker share core 1 (BENCH_PIN=none: unpinned).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { loadConfig } from '../src/config.js';
+import { setLogLevel } from '../src/log.js';
+import { createIndexes, startService, type Service } from '../src/service.js';
+import { encodePayment, signPayment } from '../test/helpers/payments.js';
+import { PAY_TO } from '../test/helpers/service.js';
+import { seedAll } from '../test/helpers/sample-items.js';
+
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
+const PREVIEW_CONNECTIONS = 2;
+const ATTACK_CONNECTIONS = 16;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const FORGED = 300;
+
+interface LoadResult {
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  p50: number;
+  p99: number;
+  p999: number;
+}
+
+const PIN = process.env.BENCH_PIN ?? 'serving';
+const taskset = (cpu: string, tid: number | string) => spawnSync('taskset', ['-p', '-c', cpu, String(tid)]).status === 0;
+const pinned = PIN !== 'none' && availableParallelism() >= 2 && taskset('0', process.pid);
+const onCore1 = (args: string[]): [string, string[]] => (pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
+function moveHelpers(): void {
+  if (!pinned) return;
+  for (const tid of readdirSync('/proc/self/task')) if (tid !== String(process.pid)) taskset('1', tid);
+}
+
+function load(url: string, connections: number, extra: string[] = []): Promise<LoadResult> {
+  const [cmd, args] = onCore1([LOAD, url, String(connections), String(SECONDS), ...extra]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  return new Promise((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
+}
+
+setLogLevel('error');
+const dir = mkdtempSync(join(tmpdir(), 'wires-bench-attack-'));
+
+// Forged: signed by a stranger while claiming to come from the payer.
+const payer = generatePrivateKey();
+const forgedFile = join(dir, 'forged.txt');
+const forged: string[] = [];
+for (let i = 0; i < FORGED; i++) {
+  forged.push(encodePayment((await signPayment({ amount: '5000', privateKey: payer, signer: privateKeyToAccount(generatePrivateKey()) })).payload));
+}
+writeFileSync(forgedFile, forged.join('\n'));
+
+async function start(budget: string): Promise<Service> {
+  const wires = createIndexes();
+  const now = Date.now();
+  for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: mkdtempSync(join(dir, 'data-')),
+    INGEST: '0',
+    PAY_TO_ADDRESS: PAY_TO,
+    // Nothing settles: forged payments never get that far.
+    FACILITATOR_URL: 'http://127.0.0.1:9',
+    FAILED_PAYMENTS_BURST: budget,
+  });
+  return startService(config, { wires });
+}
+
+async function phase(service: Service, attack: boolean): Promise<{ preview: LoadResult; attacker?: LoadResult }> {
+  const base = `http://127.0.0.1:${service.port}`;
+  const preview = `${base}/cve/preview?q=vulnerability`;
+  const attacker = attack ? load(`${base}/cve/latest?q=vulnerability`, ATTACK_CONNECTIONS, [forgedFile, 'cycle']) : undefined;
+  const result = await load(preview, PREVIEW_CONNECTIONS);
+  return { preview: result, ...(attacker ? { attacker: await attacker } : {}) };
+}
+
+const rows: Record<string, object> = {};
+const row = (r: { preview: LoadResult; attacker?: LoadResult }, idleP99: number) => ({
+  'preview p50 ms': r.preview.p50,
+  'preview p99 ms': r.preview.p99,
+  'preview p99.9 ms': r.preview.p999,
+  'p99 vs idle': Math.round((r.preview.p99 / idleP99) * 100) / 100,
+  'previews/s': Math.round(r.preview.requests / SECONDS),
+  'forged/s': r.attacker ? Math.round(r.attacker.requests / SECONDS) : 0,
+  'forged answered': r.attacker ? JSON.stringify(r.attacker.statuses) : '',
+});
+
+const withBudget = await start(process.env.FAILED_PAYMENTS_BURST ?? '20');
+await load(`http://127.0.0.1:${withBudget.port}/cve/preview?q=vulnerability`, PREVIEW_CONNECTIONS); // warm-up
+moveHelpers();
+const idle = await phase(withBudget, false);
+rows['idle'] = row(idle, idle.preview.p99);
+rows['attack, budget on'] = row(await phase(withBudget, true), idle.preview.p99);
+await withBudget.stop();
+
+const withoutBudget = await start('0');
+moveHelpers();
+rows['attack, budget off'] = row(await phase(withoutBudget, true), idle.preview.p99);
+await withoutBudget.stop();
+
+console.log(
+  `${pinned ? 'serving thread alone on core 0; its other threads, the preview client and the attacker on core 1' : 'not pinned'}; ` +
+    `${SECONDS} s per phase; attacker: ${ATTACK_CONNECTIONS} connections from one address, ${FORGED} forged payments cycled`,
+);
+console.table(rows);
+console.log(`target: preview p99 under attack (budget on) < 2x idle: ${(rows['attack, budget on'] as { 'p99 vs idle': number })['p99 vs idle']}x`);
