@@ -154,8 +154,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   });
   const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store'], ['Vary', 'Accept']] as const) : [];
   const payments = deps.payments;
-  let paywall: Buffer | null = null;
-  const paywallHeaders = offerHeaders;
+  let paywall: { body: Buffer; headers: readonly (readonly [string, string])[] } | null = null;
 
   // A refused payment: the reason in the body and in a fresh offer's `error`, and a failed
   // settlement response under the name the payment's protocol version reads.
@@ -192,10 +191,13 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     // HEAD returns no data, so it never takes a payment: it shows the offer.
     const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
     if (!presented) {
-      // A browser gets the paywall page (built on first use: it is large, and most routes never need it).
+      // A browser gets the paywall page (built on first use: most routes never need it).
       if (req.getHeader('accept').includes('text/html')) {
-        paywall ??= Buffer.from(buildPaywallPage(offer).html);
-        return send(res, method, 402, paywall, 'text/html; charset=utf-8', paywallHeaders);
+        if (!paywall) {
+          const page = buildPaywallPage(offer);
+          paywall = { body: Buffer.from(page.html), headers: [...offerHeaders, ['Content-Security-Policy', page.csp], ['X-Content-Type-Options', 'nosniff'], ['Referrer-Policy', 'no-referrer']] };
+        }
+        return send(res, method, 402, paywall.body, 'text/html; charset=utf-8', paywall.headers);
       }
       return send(res, method, 402, offer.body, JSON_TYPE, offerHeaders);
     }
