@@ -66,9 +66,9 @@ function xmlText(inner: string): string {
   return out + xmlDecode(inner.slice(last));
 }
 
-/** Plain text for matching: markup and common HTML entities out, whitespace collapsed. */
+/** Plain text for matching: tags (not a literal `<->`) and common HTML entities out, whitespace collapsed. */
 function plain(text: string): string {
-  return xmlDecode(text.replace(/<[^>]*>/g, ' '))
+  return xmlDecode(text.replace(/<\/?[A-Za-z][^>]*>/g, ' '))
     .replace(/&nbsp;|&#160;/g, ' ')
     .replace(/[\s\u00a0]+/g, ' ')
     .trim();
