@@ -13,6 +13,8 @@ export interface Config {
   host: string;
   /** Base URL clients reach the service at; used in x402 offers' `resource`. */
   publicUrl: string;
+  /** PUBLIC_URL was not set: offers name http://localhost:<PORT>. */
+  publicUrlDefaulted: boolean;
   /** Recipient of payments; null when unset or invalid (paid routes answer 503). */
   payTo: `0x${string}` | null;
   /** Why payments are off (no valid payTo, or no way to settle), for the start-up log, 503s and /health. */
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     port,
     host: get('HOST'),
     publicUrl,
+    publicUrlDefaulted: !env.PUBLIC_URL?.trim(),
     payTo,
     paymentsProblem,
     settlement,

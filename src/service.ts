@@ -148,6 +148,9 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   } else {
     pay = await setupPayments(config);
   }
+  if (config.publicUrlDefaulted && !['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
+    log.warn(`PUBLIC_URL is not set: x402 offers name ${config.publicUrl} as their resource; set it to the URL clients use (https://your.host behind the proxy)`);
+  }
   const overrides = loadOverrides(config.sourcesFile);
   if (config.ingest && config.userAgent === DEFAULT_USER_AGENT && overrides.size < SOURCES.length) {
     log.warn('USER_AGENT is the default: set it to "Company Name contact@your-domain" before polling the real sources (SEC and NWS refuse anonymous clients)');

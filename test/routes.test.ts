@@ -2,6 +2,7 @@
  * Walks the whole route table derived from the catalogue over real HTTP on loopback.
  */
 import assert from 'node:assert/strict';
+import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { after, before, describe, test } from 'node:test';
 import { PAID_ROUTES, PREVIEW_ROUTES, REDIRECTS, ROUTES, WIRES } from '../src/catalog/index.js';
 import { USDC_BASE } from '../src/pay/offer.js';
@@ -196,6 +197,28 @@ describe('paid routes', () => {
       const res = await svc.get(entry.path + (route.def.qRequired ? '?q=x' : ''));
       assert.deepEqual(decodeHeader(res.headers.get('payment-required')).accepts, entry.accepts);
       assert.equal(entry.price, route.def.price);
+    }
+  });
+
+  test('every offer carries the x402 Bazaar discovery extension: its query parameters and the envelope it returns', async () => {
+    const { body } = await json('/.well-known/x402');
+    for (const route of PAID_ROUTES) {
+      const res = await svc.get(route.path + (route.def.qRequired ? '?q=x' : ''));
+      const offer = decodeHeader(res.headers.get('payment-required'));
+      const bazaar = offer.extensions.bazaar;
+      assert.deepEqual(validateDiscoveryExtension(bazaar), { valid: true }, route.path);
+      assert.deepEqual(body.routes.find((r: any) => r.path === route.path).extensions.bazaar, bazaar, 'the price list carries the same');
+      const { input } = bazaar.info;
+      assert.equal(input.type, 'http');
+      assert.equal(input.method, 'GET');
+      const params = bazaar.schema.properties.input.properties.queryParams;
+      assert.deepEqual(params.properties[route.wire.filter.name].enum, route.wire.filter.values, route.path);
+      assert.deepEqual(params.required, route.def.qRequired ? ['q'] : [], route.path);
+      assert.equal(params.properties.limit.maximum, route.def.maxLimit);
+      // The example request is a valid query: it answers 402 (paid), not 400.
+      const example = new URLSearchParams(Object.entries(input.queryParams).map(([k, v]) => [k, String(v)])).toString();
+      assert.equal((await svc.get(`${route.path}?${example}`)).status, 402, `${route.path}?${example}`);
+      assert.deepEqual(bazaar.info.output.example.articles[0].category, route.wire.filter.values[0]);
     }
   });
 });

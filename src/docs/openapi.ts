@@ -3,31 +3,13 @@
  * TypeBox parameter schemas the server validates with, so the document cannot disagree with
  * the routes.
  */
-import type { TSchema } from '@sinclair/typebox';
 import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../http/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
+import { ARTICLE_SCHEMA, envelopeSchema } from './envelope-schema.js';
+import { toOpenApiSchema } from './param-schema.js';
 
 type Json = Record<string, unknown>;
-
-/** Keywords of a TypeBox schema that OpenAPI 3.0's Schema Object also has. */
-const SCHEMA_KEYWORDS = ['type', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'default', 'description', 'format'];
-
-/**
- * A TypeBox schema as an OpenAPI 3.0 Schema Object. TypeBox writes a union of literals as
- * `anyOf: [{const}]` (or a bare `const` for one value), and OpenAPI 3.0 has no `const`:
- * it becomes an `enum`.
- */
-export function toOpenApiSchema(schema: TSchema): Json {
-  const s = schema as Json;
-  if (Array.isArray(s.anyOf) && s.anyOf.every((m: Json) => 'const' in m)) {
-    return { type: 'string', enum: s.anyOf.map((m: Json) => m.const) };
-  }
-  if ('const' in s) return { type: 'string', enum: [s.const] }; // a union of one literal
-  const out: Json = {};
-  for (const key of SCHEMA_KEYWORDS) if (key in s) out[key] = s[key];
-  return out;
-}
 
 /** `/edgar/filings` → `edgarFilings`, `/news/preview` → `newsPreview`. */
 function operationId(path: string): string {
@@ -97,32 +79,8 @@ function freeOperation(id: string, summary: string, schema: Json, type = 'applic
 
 const COMPONENTS: Json = {
   schemas: {
-    Article: {
-      type: 'object',
-      required: ['title', 'url', 'source', 'category', 'published', 'age_minutes', 'relevance'],
-      properties: {
-        title: { type: 'string' },
-        url: { type: 'string', description: 'Link to the original item.' },
-        source: { type: 'string', description: 'Originating source.' },
-        category: { type: 'string', description: "The item's filter value on its wire." },
-        published: { type: 'string', format: 'date-time', description: "The item's own publication time (UTC)." },
-        age_minutes: { type: 'integer', description: 'Age of the item in minutes at response time.' },
-        summary: { type: 'string', description: 'Plain-text summary; omitted on /news/preview.' },
-        relevance: { type: 'number', description: 'Ranking score: text relevance times recency.' },
-      },
-    },
-    Envelope: {
-      type: 'object',
-      required: ['query', 'since', 'count', 'took_ms', 'freshest', 'articles'],
-      properties: {
-        query: { type: 'string', nullable: true, description: 'Echo of the search terms.' },
-        since: { type: 'string', description: 'Freshness window applied.' },
-        count: { type: 'integer', description: 'Number of items in articles.' },
-        took_ms: { type: 'number', description: 'Processing time in milliseconds.' },
-        freshest: { type: 'string', format: 'date-time', nullable: true, description: 'Publication time of the newest returned item.' },
-        articles: { type: 'array', items: ref('Article') },
-      },
-    },
+    Article: ARTICLE_SCHEMA,
+    Envelope: envelopeSchema(ref('Article')),
     Error: {
       type: 'object',
       required: ['error'],

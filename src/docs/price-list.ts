@@ -20,6 +20,8 @@ export function buildPriceList(offers: ReadonlyMap<string, Offer>, payTo: string
       amount: r.amount,
       preview: r.previewPath,
       accepts: offers.has(r.path) ? [offers.get(r.path)!.requirements] : [],
+      // The same discovery extension (x402 Bazaar) the route's offer carries.
+      extensions: offers.get(r.path)?.paymentRequired.extensions ?? {},
     })),
   };
 }

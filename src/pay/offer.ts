@@ -3,6 +3,7 @@
  * so a 402 costs no JSON or base64 work on the request path.
  */
 import type { Route } from '../catalog/index.js';
+import { discoveryExtension } from './discovery.js';
 
 /** USDC on Base mainnet and its EIP-712 domain. */
 export const NETWORK = 'eip155:8453';
@@ -84,7 +85,7 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
     error: 'PAYMENT-SIGNATURE header is required',
     resource,
     accepts: [requirements],
-    extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION },
+    extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION, ...discoveryExtension(route) },
   };
   const v1Accepts: PaymentRequirementsV1[] = [
     {

@@ -1,0 +1,24 @@
+/** TypeBox parameter schemas as the plain JSON schemas documents carry (OpenAPI, x402 discovery). */
+import type { TSchema } from '@sinclair/typebox';
+
+type Json = Record<string, unknown>;
+
+/** Keywords of a TypeBox schema that OpenAPI 3.0's Schema Object also has. */
+const SCHEMA_KEYWORDS = ['type', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'default', 'description', 'format'];
+
+/**
+ * A TypeBox schema as an OpenAPI 3.0 Schema Object. TypeBox writes a union of literals as
+ * `anyOf: [{const}]` (or a bare `const` for one value), and OpenAPI 3.0 has no `const`:
+ * it becomes an `enum`.
+ */
+export function toOpenApiSchema(schema: TSchema): Json {
+  const s = schema as Json;
+  if (Array.isArray(s.anyOf) && s.anyOf.every((m: Json) => 'const' in m)) {
+    return { type: 'string', enum: s.anyOf.map((m: Json) => m.const) };
+  }
+  if ('const' in s) return { type: 'string', enum: [s.const] }; // a union of one literal
+  const out: Json = {};
+  for (const key of SCHEMA_KEYWORDS) if (key in s) out[key] = s[key];
+  return out;
+}
+
