@@ -1,4 +1,6 @@
 /** Prints the README's catalogue tables (see src/docs/readme-tables.ts). */
-import { sourcesTable, tiersTable } from '../src/docs/readme-tables.js';
+import { readFileSync } from 'node:fs';
+import { capturesBySource, sourcesTable, tiersTable } from '../src/docs/readme-tables.js';
 
-console.log(tiersTable() + '\n\n' + sourcesTable());
+const captures = capturesBySource(JSON.parse(readFileSync(new URL('../../fixtures/real/index.json', import.meta.url), 'utf8')));
+console.log(tiersTable() + '\n\n' + sourcesTable(captures));

@@ -5,9 +5,23 @@
  */
 import { SOURCES, WIRES } from '../catalog/index.js';
 
-export function sourcesTable(): string {
-  const rows = SOURCES.map((s) => `| \`${s.wire.paid[0]!.path}\` | ${s.filter} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} |`);
-  return ['| Wire | Filter | Source (id) | Format | Tier |', '|---|---|---|---|---|', ...rows].join('\n');
+/**
+ * `captures`: source id → the real captured documents of it in fixtures/real/ (their
+ * index.json), which test/real-feeds.test.ts parses.
+ */
+export function sourcesTable(captures: ReadonlyMap<string, readonly string[]>): string {
+  const rows = SOURCES.map((s) => {
+    const real = captures.get(s.id)?.map((f) => `\`${f}\``).join(', ') ?? '—';
+    return `| \`${s.wire.paid[0]!.path}\` | ${s.filter} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} | ${real} |`;
+  });
+  return ['| Wire | Filter | Source (id) | Format | Tier | Real capture tested |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** fixtures/real/index.json as `sourcesTable` takes it. */
+export function capturesBySource(index: readonly { file: string; sourceId: string }[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const c of index) out.set(c.sourceId, [...(out.get(c.sourceId) ?? []), c.file]);
+  return out;
 }
 
 export function tiersTable(): string {
