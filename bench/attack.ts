@@ -12,11 +12,10 @@
  * The service runs in this process with its serving thread alone on core 0; its other
  * threads, the preview client and the attacker share core 1 (BENCH_PIN=none: unpinned).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { moveHelpers, pinned, runLoad, type LoadResult } from './placement.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
@@ -25,37 +24,12 @@ import { encodePayment, signPayment } from '../test/helpers/payments.js';
 import { PAY_TO } from '../test/helpers/service.js';
 import { seedAll } from '../test/helpers/sample-items.js';
 
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const PREVIEW_CONNECTIONS = 2;
 const ATTACK_CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const FORGED = 300;
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  statuses: Record<string, number>;
-  p50: number;
-  p99: number;
-  p999: number;
-}
-
-const PIN = process.env.BENCH_PIN ?? 'serving';
-const taskset = (cpu: string, tid: number | string) => spawnSync('taskset', ['-p', '-c', cpu, String(tid)]).status === 0;
-const pinned = PIN !== 'none' && availableParallelism() >= 2 && taskset('0', process.pid);
-const onCore1 = (args: string[]): [string, string[]] => (pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
-function moveHelpers(): void {
-  if (!pinned) return;
-  for (const tid of readdirSync('/proc/self/task')) if (tid !== String(process.pid)) taskset('1', tid);
-}
-
-function load(url: string, connections: number, extra: string[] = []): Promise<LoadResult> {
-  const [cmd, args] = onCore1([LOAD, url, String(connections), String(SECONDS), ...extra]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  return new Promise((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
-}
+const load = (url: string, connections: number, extra: string[] = []) => runLoad(url, connections, SECONDS, extra);
 
 setLogLevel('error');
 const dir = mkdtempSync(join(tmpdir(), 'wires-bench-attack-'));

@@ -13,9 +13,10 @@
  * BENCH_PIN=none runs everything unpinned. OPTIMISTIC_RELEASE=synced measures the release
  * after the disk sync instead.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { moveHelpers, onCore1, PIN, pinned, runLoad, type LoadResult } from './placement.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
@@ -28,38 +29,12 @@ import { seedAll } from '../test/helpers/sample-items.js';
 const CONNECTIONS = 4;
 const PAID_CALLS = 3000;
 const DURATION_SEC = 8;
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const DEVNET = fileURLToPath(new URL('../src/devnet/main.js', import.meta.url));
 
-interface Latency {
-  requests: number;
-  errors: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  /** The service's own time (the envelope's took_ms): request parsed to body ready. */
-  server_p50: number;
-  server_p99: number;
+function load(url: string, paymentsFile?: string): Promise<LoadResult> {
+  return runLoad(url, CONNECTIONS, DURATION_SEC, paymentsFile ? [paymentsFile] : []);
 }
-
-const PIN = process.env.BENCH_PIN ?? 'serving';
-const taskset = (cpu: string, tid: number | string, all = false) => spawnSync('taskset', [...(all ? ['-a'] : []), '-p', '-c', cpu, String(tid)]).status === 0;
-// Linux threads are tasks: given a pid, taskset without -a moves only the main thread.
-const pinned = PIN !== 'none' && availableParallelism() >= 2 && taskset('0', process.pid, PIN === 'shared');
-const onCore1 = (args: string[]): [string, string[]] => (pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
-/** Moves this process's threads other than the serving thread to core 1 (they inherit core 0 when created). */
-function moveHelpers(): void {
-  if (!pinned || PIN !== 'serving') return;
-  for (const tid of readdirSync('/proc/self/task')) if (tid !== String(process.pid)) taskset('1', tid);
-}
-
-function load(url: string, paymentsFile?: string): Promise<Latency> {
-  const [cmd, args] = onCore1([LOAD, url, String(CONNECTIONS), String(DURATION_SEC), ...(paymentsFile ? [paymentsFile] : [])]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  return new Promise((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
-}
+const row = ({ statuses: _, ...r }: LoadResult) => r;
 
 setLogLevel('error');
 const dir = mkdtempSync(join(tmpdir(), 'wires-bench-pay-'));
@@ -108,7 +83,7 @@ const health = ((await (await fetch(`${base}/health`)).json()) as { x402: { sett
 
 const placement = { serving: 'serving thread alone on core 0; its other threads, load generator and devnet on core 1', shared: 'service (all threads) on core 0; load generator and devnet on core 1' };
 console.log(pinned ? placement[PIN as keyof typeof placement] : 'not pinned');
-console.table({ preview: free, 'paid (optimistic)': pay });
+console.table({ preview: row(free), 'paid (optimistic)': row(pay) });
 console.log(`server-side: paid p99 - preview p99 = ${(pay.server_p99 - free.server_p99).toFixed(3)} ms (target < 1 ms); p50 difference ${(pay.server_p50 - free.server_p50).toFixed(3)} ms`);
 console.log(`at the client: paid p99 - preview p99 = ${(pay.p99 - free.p99).toFixed(3)} ms; p50 difference ${(pay.p50 - free.p50).toFixed(3)} ms`);
 console.log('settlement state at the end:', JSON.stringify(health));

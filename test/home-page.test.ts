@@ -10,19 +10,18 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import puppeteer, { type Browser, type ConsoleMessage, type Page } from 'puppeteer-core';
+import type { Browser, ConsoleMessage, Page } from 'puppeteer-core';
 import { SOURCES, WIRES } from '../src/catalog/index.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { buildHomePage } from '../src/docs/home-page.js';
+import { launchChromium, SKIP_WITHOUT_CHROMIUM } from './helpers/chromium.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP = !HAVE_CHROMIUM && !process.env.CI ? `chromium not found at ${CHROMIUM}; install it with: bash scripts/install-system-deps.sh` : false;
+const SKIP = SKIP_WITHOUT_CHROMIUM;
 
 const MAX_BYTES = 60 * 1024;
 /** Every wait in this file is bounded by this (ms). */
@@ -45,7 +44,6 @@ describe('home page for people at /', { skip: SKIP }, () => {
   let browser: Browser;
 
   before(async () => {
-    assert.ok(HAVE_CHROMIUM, `chromium not found at ${CHROMIUM}: CI must install it (scripts/install-system-deps.sh)`);
     // Seeded wires, and every source polled from the recorded fixtures, so the dashboard has
     // per-source poll state to show.
     fixtures = await startFixtureServer();
@@ -53,13 +51,7 @@ describe('home page for people at /', { skip: SKIP }, () => {
     writeFileSync(overrides, JSON.stringify(fixtures.overrides));
     svc = await startTestService({ INGEST: '1', WIRES_SOURCES: overrides, PUBLIC_URL });
     await withTimeout(svc.scheduler!.firstRun, WAIT, 'first poll run');
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--no-default-browser-check'],
-      timeout: WAIT,
-      protocolTimeout: WAIT * 2,
-    });
+    browser = await launchChromium(WAIT);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 

@@ -11,17 +11,16 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import puppeteer, { type Browser, type ConsoleMessage } from 'puppeteer-core';
+import type { Browser, ConsoleMessage } from 'puppeteer-core';
 import { ROUTE_BY_PATH } from '../src/catalog/index.js';
 import { buildOffer, NETWORK, USDC_BASE, type PaymentRequired } from '../src/pay/offer.js';
 import { atomicToDecimal, buildPaywallPage } from '../src/pay/paywall.js';
+import { launchChromium, SKIP_WITHOUT_CHROMIUM } from './helpers/chromium.js';
 import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP_BROWSER = !HAVE_CHROMIUM && !process.env.CI ? `chromium not found at ${CHROMIUM}; install it with: bash scripts/install-system-deps.sh` : false;
+const SKIP_BROWSER = SKIP_WITHOUT_CHROMIUM;
 
 /** Every wait in this file is bounded by this (ms). */
 const WAIT = 15_000;
@@ -125,15 +124,8 @@ describe(`paywall page at ${PATH}`, () => {
   });
 
   test('in Chromium: the page renders the offer without page errors', { skip: SKIP_BROWSER }, async (t) => {
-    assert.ok(HAVE_CHROMIUM, `chromium not found at ${CHROMIUM}: CI must install it (scripts/install-system-deps.sh)`);
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--no-default-browser-check'],
-      timeout: WAIT,
-      protocolTimeout: WAIT * 2,
-    });
-    const page = await browser.newPage();
+    const chromium = (browser = await launchChromium(WAIT));
+    const page = await chromium.newPage();
     page.setDefaultTimeout(WAIT);
     page.setDefaultNavigationTimeout(WAIT);
     await page.setViewport({ width: 1024, height: 900, deviceScaleFactor: 1 });
