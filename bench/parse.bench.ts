@@ -1,10 +1,14 @@
 /**
  * Ingest throughput (`npm run bench:parse`): parse + normalise (in a worker in production)
  * and index (on the serving thread) of a generated 1,000-item RSS 2.0 feed and a generated
- * 5,000-item USGS GeoJSON feed, in items per second.
+ * 5,000-item USGS GeoJSON feed, in items per second; then parse time per document of the
+ * corpus (fixtures/real/ and fixtures/feeds/): bytes, items, median ms per parse, MB/s and
+ * ms per MB, with a total line.
  */
+import { readFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
-import { SOURCES } from '../src/catalog/index.js';
+import { SOURCES, type SourceDef } from '../src/catalog/index.js';
+import { renderFixture } from '../src/ingest/fixture-template.js';
 import { parseSource } from '../src/ingest/parse/index.js';
 import { WireIndex } from '../src/search/wire-index.js';
 
@@ -47,3 +51,53 @@ console.table(
     return { task: t.name, 'ms per feed': Math.round(mean * 10) / 10, 'items/s': Math.round((counts[i]! / mean) * 1000) };
   }),
 );
+
+// ---- Parse time per MB over the corpus: every captured document (fixtures/real/) and every
+// recorded-format fixture (fixtures/feeds/, rendered, parsed with the first source using it).
+const FIXTURES = new URL('../../fixtures/', import.meta.url);
+const realIndex = JSON.parse(readFileSync(new URL('real/index.json', FIXTURES), 'utf8')) as { file: string; sourceId: string; contentType: string; finalUrl: string }[];
+const feedIndex = JSON.parse(readFileSync(new URL('feeds/index.json', FIXTURES), 'utf8')) as Record<string, string>;
+const corpus: { name: string; source: SourceDef; body: Uint8Array; contentType?: string; url?: string }[] = [];
+for (const c of realIndex) {
+  corpus.push({ name: `real/${c.file}`, source: SOURCES.find((s) => s.id === c.sourceId)!, body: readFileSync(new URL(`real/${c.file}`, FIXTURES)), contentType: c.contentType, url: c.finalUrl });
+}
+const seenFiles = new Set<string>();
+for (const [id, file] of Object.entries(feedIndex)) {
+  if (seenFiles.has(file)) continue;
+  seenFiles.add(file);
+  corpus.push({ name: `feeds/${file}`, source: SOURCES.find((s) => s.id === id)!, body: renderFixture(readFileSync(new URL(`feeds/${file}`, FIXTURES)), now) });
+}
+
+/** Median ms of one parse: at least 5 runs and 300 ms of parsing (at most 200 runs), after a warm-up. */
+function medianMs(doc: (typeof corpus)[number]): { ms: number; items: number; runs: number } {
+  let items = 0;
+  for (let w = 0; w < 2; w++) items = parseSource(doc.source, doc.body, doc.contentType, now, doc.url).items.length;
+  const times: number[] = [];
+  let spent = 0;
+  while (times.length < 200 && (times.length < 5 || spent < 300)) {
+    const t = performance.now();
+    parseSource(doc.source, doc.body, doc.contentType, now, doc.url);
+    const ms = performance.now() - t;
+    times.push(ms);
+    spent += ms;
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[times.length >> 1]!, items, runs: times.length };
+}
+
+const rows: Record<string, string | number>[] = [];
+let totalBytes = 0;
+let totalMs = 0;
+let totalItems = 0;
+for (const doc of corpus) {
+  const { ms, items, runs } = medianMs(doc);
+  const mb = doc.body.length / 1_048_576;
+  totalBytes += doc.body.length;
+  totalMs += ms;
+  totalItems += items;
+  rows.push({ document: doc.name, bytes: doc.body.length, items, runs, 'ms per parse': +ms.toFixed(3), 'MB/s': +(mb / (ms / 1000)).toFixed(1), 'ms per MB': +(ms / mb).toFixed(1) });
+}
+const totalMb = totalBytes / 1_048_576;
+rows.push({ document: `TOTAL (${corpus.length} documents)`, bytes: totalBytes, items: totalItems, runs: '', 'ms per parse': +totalMs.toFixed(3), 'MB/s': +(totalMb / (totalMs / 1000)).toFixed(1), 'ms per MB': +(totalMs / totalMb).toFixed(1) });
+console.log('\nCorpus parse time (median of runs; MB = 2^20 bytes):');
+console.table(rows);

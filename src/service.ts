@@ -172,6 +172,10 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       // Polls mostly wait on the network (slow sources, retry backoff): let each worker
       // overlap enough of them that one run polls every source at once.
       concurrentTasksPerWorker: 128,
+      // The XML reader holds about 30-55 bytes per character of a document's longest text
+      // value (test/fuzz-feeds.test.ts): a pathological 32 MB document could take 1.7 GB.
+      // A worker that runs out fails its polls (worker_failed) instead of growing further.
+      resourceLimits: { maxOldGenerationSizeMb: 1024 },
     });
     const runner = pool;
     scheduler = new Scheduler({

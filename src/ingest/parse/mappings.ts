@@ -31,7 +31,20 @@ export function get(obj: unknown, path: string): unknown {
   return cur;
 }
 
-const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+/**
+ * A field as text. An object whose `toString`/`valueOf` keys hold plain JSON values has no
+ * text (String() would throw "Cannot convert object to primitive value"), nor has an array
+ * nested too deep to join.
+ */
+const str = (v: unknown): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'object') return String(v);
+  try {
+    return String(v);
+  } catch {
+    return '';
+  }
+};
 const usd = (v: unknown) => (typeof v === 'number' ? `$${Math.round(v).toLocaleString('en-US')}` : '');
 
 export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
