@@ -17,6 +17,9 @@ import type { Browser, ConsoleMessage } from 'puppeteer-core';
 import { ROUTE_BY_PATH } from '../src/catalog/index.js';
 import { buildOffer, NETWORK, USDC_BASE, type PaymentRequired } from '../src/pay/offer.js';
 import { atomicToDecimal, buildPaywallPage } from '../src/pay/paywall.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
+import { ChainReader } from '../src/pay/chain.js';
 import { launchChromium, SKIP_WITHOUT_CHROMIUM } from './helpers/chromium.js';
 import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
 
@@ -45,15 +48,22 @@ describe('paywall page (no service)', () => {
     assert.throws(() => atomicToDecimal('1.5'));
   });
 
-  test('everything inserted is escaped, and the CSP allows exactly its one style', () => {
+  test('everything inserted is escaped, and the CSP allows exactly its one style and its one script', () => {
     const route = ROUTE_BY_PATH.get(PATH)!;
     const hostile = 'https://wires.example/a&b"c<d>\'e';
     const { html, csp } = buildPaywallPage(buildOffer(route, PAY_TO, hostile, 300));
     assert.ok(!html.includes(hostile), 'the raw URL never appears');
     assert.ok(html.includes('https://wires.example/a&#38;b&#34;c&#60;d&#62;&#39;e/cve/latest'), 'escaped where inserted');
     assert.doesNotMatch(html, /<d>/);
-    assert.doesNotMatch(html, /<script/i, 'no script');
     assert.doesNotMatch(html, /\s(src|href)="(https?:)?\/\//i, 'no external assets or links');
+    // The offer reaches the script as data, which nothing in it can close.
+    const data = /<script type="application\/json" id="x402-offer">([\s\S]*?)<\/script>/.exec(html)![1]!;
+    assert.doesNotMatch(data, /</);
+    assert.equal(JSON.parse(data).resource.url, `${hostile}/cve/latest`);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    assert.equal(scripts.length, 1, 'one script, a constant');
+    assert.ok(csp.includes(`script-src 'sha256-${createHash('sha256').update(scripts[0]!, 'utf8').digest('base64')}'`), csp);
+    assert.ok(csp.includes("connect-src 'self'"));
     const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
     assert.equal(styles.length, 1);
     const hash = createHash('sha256').update(styles[0]!, 'utf8').digest('base64');
@@ -182,7 +192,7 @@ describe(`paywall page at ${PATH}`, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: new URL('paywall.png', ARTIFACTS).pathname, fullPage: true });
 
-    // Nothing but the page itself was loaded: no script, asset or wallet/RPC call.
+    // Nothing but the page itself was loaded: no external script, asset or wallet/RPC call.
     assert.deepEqual(requests, [svc.base + PATH]);
     assert.deepEqual(pageErrors, [], 'no uncaught page errors');
     // Chromium logs the document's own 402 as a failed load; nothing else may be logged.
@@ -197,5 +207,61 @@ describe(`paywall page at ${PATH}`, () => {
     const preview = (await nav!.json()) as { count: number };
     assert.ok(preview.count > 0, 'the preview answers with results');
     assert.deepEqual(pageErrors, []);
+  });
+});
+
+describe('paying from the page with a browser wallet', () => {
+  let devnet: Devnet;
+  let svc: TestService;
+  let chain: ChainReader;
+  let browser: Browser | undefined;
+  before(async () => {
+    devnet = await startDevnet({ payers: 1 });
+    svc = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl });
+    chain = new ChainReader(devnet.rpcUrl, WAIT);
+  });
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await svc?.stop();
+    await devnet?.stop();
+  });
+
+  test('in Chromium, an EIP-1193 wallet signs, the page pays, shows the data, and the payer pays exactly the price once', { skip: SKIP_BROWSER }, async () => {
+    const payer = devnet.payers[0]!;
+    const account = privateKeyToAccount(payer.privateKey);
+    const chromium = (browser = await launchChromium(WAIT));
+    const page = await chromium.newPage();
+    page.setDefaultTimeout(WAIT);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(String((e as Error)?.message ?? e)));
+    // The wallet: window.ethereum in the page, its keys in the test (as a wallet extension holds them).
+    const asked: string[] = [];
+    await page.exposeFunction('walletRequest', async (method: string, params: unknown[] = []) => {
+      asked.push(method);
+      if (method === 'eth_requestAccounts') return [account.address];
+      if (method === 'eth_chainId') return '0x2105'; // 8453
+      if (method === 'eth_signTypedData_v4') {
+        const { types, domain, primaryType, message } = JSON.parse(params[1] as string);
+        const { EIP712Domain: _, ...rest } = types;
+        return account.signTypedData({ domain, types: rest, primaryType, message });
+      }
+      throw new Error(`unsupported ${method}`);
+    });
+    await page.evaluateOnNewDocument(() => {
+      const w = window as unknown as { ethereum: object; walletRequest: (m: string, p?: unknown[]) => Promise<unknown> };
+      w.ethereum = { request: ({ method, params }: { method: string; params?: unknown[] }) => w.walletRequest(method, params) };
+    });
+    const before = await chain.balanceOf(payer.address);
+    const res = await page.goto(svc.base + PATH, { waitUntil: 'load' });
+    assert.equal(res?.status(), 402);
+    await page.click('#pay');
+    await page.waitForFunction(() => /^(Paid|Not paid)/.test(document.getElementById('pay-status')?.textContent ?? ''), { timeout: WAIT });
+    const status = await page.$eval('#pay-status', (e) => e.textContent ?? '');
+    assert.match(status, /^Paid 5000 USDC atomic units: \d+ results\.$/);
+    const shown = JSON.parse(await page.$eval('#pay-result', (e) => e.textContent ?? '{}')) as { articles: unknown[] };
+    assert.ok(shown.articles.length > 0, 'the data is on the page');
+    assert.deepEqual(asked, ['eth_requestAccounts', 'eth_chainId', 'eth_signTypedData_v4']);
+    assert.deepEqual(pageErrors, []);
+    assert.equal((await chain.balanceOf(payer.address)) - before, -5000n);
   });
 });

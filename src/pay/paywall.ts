@@ -2,17 +2,20 @@
  * The page a browser gets from a paid route called without payment. API clients keep the
  * JSON 402; the PAYMENT-REQUIRED header is sent with both.
  *
- * This is a plain page that states the offer and says how to pay it with an x402 client. It
- * does not connect a wallet. The official `@x402/paywall` (the x402 wallet-connect paywall)
+ * It states the offer, says how to pay it with an x402 client, and pays it from a browser
+ * wallet (EIP-1193 `window.ethereum`: MetaMask, Coinbase Wallet, …): the wallet signs the
+ * EIP-3009 authorization with `eth_signTypedData_v4`, and the page sends it in
+ * PAYMENT-SIGNATURE, as any x402 v2 client would. The official `@x402/paywall` (the x402 wallet-connect paywall)
  * can't be installed in this project: every published version needs `react@^19` as a peer,
  * and our dev tree pins react 18 (x402-axios -> x402 -> wagmi -> valtio ->
  * use-sync-external-store@1.2.0). `@x402/express` also wants `@x402/paywall@^2.27.0`, which
  * isn't published. With `--legacy-peer-deps` npm drops the peer-installed `ai` that x402-mcp
  * needs.
  *
- * The page is self-contained: no script, no external asset, one inline style allowed by its
- * hash in a `<meta>` Content-Security-Policy (`csp` below, which the server may also send as
- * a header). Everything inserted is HTML-escaped.
+ * The page is self-contained: no external asset; one inline style and one inline script,
+ * allowed by their hashes in the Content-Security-Policy (`csp` below, sent as a header and
+ * in a `<meta>`), which permits requests to this origin only. The script is a constant: the
+ * offer reaches it as a JSON data block. Everything inserted is escaped.
  */
 import { createHash } from 'node:crypto';
 import type { Offer } from './offer.js';
@@ -43,8 +46,73 @@ const STYLE = [
   'pre{background:var(--code);padding:.75rem;border-radius:.5rem;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}pre code{padding:0;background:none}',
   'a{color:var(--accent)}ol{padding-left:1.25rem}li{margin:.25rem 0}',
   '.note{color:var(--muted);font-size:.9rem}',
+  'button{font:inherit;font-weight:600;padding:.6rem 1.1rem;border:0;border-radius:.5rem;background:var(--accent);color:#fff;cursor:pointer}button:disabled{opacity:.6;cursor:default}',
+  '#pay-status{margin:.75rem 0 0}#pay-result:empty{display:none}',
   '@media (max-width:30rem){main{margin:0;border-radius:0;border-width:0 0 1px}dl{grid-template-columns:1fr}dt{margin-top:.35rem}}',
 ].join('');
+
+/**
+ * Pays the offer from a browser wallet. Plain ES2020, run as is by the browser; it reads the
+ * offer from the `x402-offer` data block.
+ */
+const PAY_SCRIPT = `(() => {
+  const offer = JSON.parse(document.getElementById('x402-offer').textContent);
+  const req = offer.accepts[0];
+  const button = document.getElementById('pay');
+  const status = document.getElementById('pay-status');
+  const result = document.getElementById('pay-result');
+  const say = (text) => { status.textContent = text; };
+  const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  const base64 = (text) => btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
+  button.addEventListener('click', async () => {
+    const wallet = window.ethereum;
+    if (!wallet) return say('No browser wallet found: install one that provides window.ethereum (MetaMask, Coinbase Wallet, …), or pay with an x402 client.');
+    button.disabled = true;
+    try {
+      const [from] = await wallet.request({ method: 'eth_requestAccounts' });
+      const chainId = Number(req.network.split(':')[1]);
+      if (parseInt(await wallet.request({ method: 'eth_chainId' }), 16) !== chainId) {
+        await wallet.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x' + chainId.toString(16) }] });
+      }
+      const authorization = {
+        from, to: req.payTo, value: req.amount, validAfter: '0',
+        validBefore: String(Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds),
+        nonce: '0x' + hex(crypto.getRandomValues(new Uint8Array(32))),
+      };
+      const typedData = {
+        types: {
+          EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+          TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }],
+        },
+        primaryType: 'TransferWithAuthorization',
+        domain: { name: req.extra.name, version: req.extra.version, chainId, verifyingContract: req.asset },
+        message: authorization,
+      };
+      say('Sign the USDC transfer authorization in your wallet…');
+      const signature = await wallet.request({ method: 'eth_signTypedData_v4', params: [from, JSON.stringify(typedData)] });
+      const payment = {
+        x402Version: 2, resource: offer.resource, accepted: req, payload: { signature, authorization },
+        // Resending this exact payment (a lost answer) is then answered again, charged once.
+        extensions: { 'payment-identifier': { info: { required: false, id: 'page_' + hex(crypto.getRandomValues(new Uint8Array(16))) } } },
+      };
+      say('Paying…');
+      const res = await fetch(location.pathname + location.search, { headers: { 'PAYMENT-SIGNATURE': base64(JSON.stringify(payment)), Accept: 'application/json' } });
+      const body = await res.json();
+      if (!res.ok) return say('Not paid (' + res.status + '): ' + ((body.error && body.error.message) || 'refused'));
+      say('Paid ' + req.amount + ' USDC atomic units: ' + body.count + ' results.');
+      result.textContent = JSON.stringify(body, null, 2);
+    } catch (err) {
+      say('Not paid: ' + ((err && err.message) || err));
+    } finally {
+      button.disabled = false;
+    }
+  });
+})();`;
+
+/** JSON inside a <script type="application/json">: nothing in it may close the element. */
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
 
 function esc(text: string | number): string {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -78,8 +146,8 @@ export function buildPaywallPage(offer: Offer): PaywallPage {
     'console.log(await res.json());',
   ].join('\n');
 
-  const styleHash = createHash('sha256').update(STYLE, 'utf8').digest('base64');
-  const csp = `default-src 'none'; style-src 'sha256-${styleHash}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
+  const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
+  const csp = `default-src 'none'; script-src 'sha256-${hash(PAY_SCRIPT)}'; style-src 'sha256-${hash(STYLE)}'; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'`;
 
   const html = `<!doctype html>
 <html lang="en">
@@ -106,8 +174,13 @@ export function buildPaywallPage(offer: Offer): PaywallPage {
 </dl>
 <h2>Free preview</h2>
 <p>The free preview <a id="preview" href="${esc(route.previewPath)}">${esc(route.previewPath)}</a> returns the top ${esc(route.wire.preview.maxLimit)} results without payment.</p>
-<h2>How to pay</h2>
-<p>This page doesn't connect a wallet. Call the route with an x402 client that signs the payment:</p>
+<h2>Pay from your browser wallet</h2>
+<p>Your wallet (it must hold USDC on ${esc(network)}) signs a transfer authorization for exactly this amount to the address above; this page then sends it with the request and shows the data.</p>
+<button id="pay" type="button">Pay $${esc(usd)} and get the data</button>
+<p id="pay-status" role="status"></p>
+<pre id="pay-result"></pre>
+<h2>Pay with an x402 client</h2>
+<p>Or call the route with an x402 client that signs the payment:</p>
 <ol>
 <li>Call <code>GET ${esc(resource.url)}</code> without payment. The answer is <code>402</code>, and its <code>PAYMENT-REQUIRED</code> header holds this offer (base64 JSON).</li>
 <li>Sign a USDC transfer authorization for exactly this amount to the address above, on ${esc(network)}.</li>
@@ -116,6 +189,8 @@ export function buildPaywallPage(offer: Offer): PaywallPage {
 <pre><code>${esc(example)}</code></pre>
 <p class="note">Compare the offer with <a href="/.well-known/x402">/.well-known/x402</a> before you sign. <a href="/">All wires and prices</a>.</p>
 </main>
+<script type="application/json" id="x402-offer">${jsonForScript(paymentRequired)}</script>
+<script>${PAY_SCRIPT}</script>
 </body>
 </html>
 `;
