@@ -14,6 +14,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DURATION_PATTERN, durationMs } from '../catalog/duration.js';
 import type { Route } from '../catalog/index.js';
 import { STATE_CODES } from '../catalog/states.js';
+import { MAX_QUERY_TERMS, tokenizeQuery } from '../search/tokenize.js';
 import { apiError, type ApiError } from './errors.js';
 
 export const Q_MAX_LENGTH = 200;
@@ -139,6 +140,14 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
         if (!STATE_CODES.includes(q)) return { ok: false, error: invalid('q') };
       } else {
         if (!/[\p{L}\p{N}]/u.test(text)) return { ok: false, error: invalid('q') };
+        // Every term must match; beyond the search's limit a term would be ignored, so refuse.
+        const terms = new Set(tokenizeQuery(text)).size;
+        if (terms > MAX_QUERY_TERMS) {
+          return {
+            ok: false,
+            error: apiError(400, 'invalid_parameter', `q has ${terms} search terms; at most ${MAX_QUERY_TERMS} (a run of Chinese or Japanese characters counts one term per pair of characters)`, { param: 'q' }),
+          };
+        }
         q = text;
       }
     }

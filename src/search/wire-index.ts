@@ -28,7 +28,7 @@
 import FlexSearch from 'flexsearch';
 import { storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
-import { tokenize } from './tokenize.js';
+import { MAX_QUERY_TERMS, tokenize, tokenizeQuery } from './tokenize.js';
 
 export interface WireIndexOptions {
   maxAgeMs: number;
@@ -38,7 +38,6 @@ export interface WireIndexOptions {
 }
 
 /** Most terms of a query that take part in matching; the rest are ignored. */
-const MAX_QUERY_TERMS = 8;
 const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
 /** Evicted entries at the front of `order` are cut off in one splice once this many. */
 const COMPACT_AFTER = 1024;
@@ -207,7 +206,8 @@ export class WireIndex {
   }
 
   private ranked(q: SearchQuery, now: number): Hit[] {
-    const terms = [...new Set(tokenize(q.q!))].slice(0, MAX_QUERY_TERMS);
+    // At most MAX_QUERY_TERMS: the parameter check refuses longer queries before they get here.
+    const terms = [...new Set(tokenizeQuery(q.q!))].slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0) return [];
     let rarest = 0;
     let rarestFreq = Number.POSITIVE_INFINITY;
