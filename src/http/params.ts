@@ -25,6 +25,8 @@ const DEFAULT_LIMIT = 10;
 export interface RouteParams {
   /** Normalised search terms (or state code), null when absent. */
   q: string | null;
+  /** `q` tokenized (distinct terms), for the search; absent for a state code. */
+  terms?: readonly string[];
   /** The `since` window as given, or the wire's default. */
   since: string;
   sinceWindowMs: number;
@@ -133,6 +135,7 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
     }
 
     let q: string | null = null;
+    let terms: string[] | undefined;
     if (values.q !== undefined) {
       const text = (values.q as string).trim().replace(/\s+/g, ' ');
       if (def.q === 'state') {
@@ -141,11 +144,11 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
       } else {
         if (!/[\p{L}\p{N}]/u.test(text)) return { ok: false, error: invalid('q') };
         // Every term must match; beyond the search's limit a term would be ignored, so refuse.
-        const terms = new Set(tokenizeQuery(text)).size;
-        if (terms > MAX_QUERY_TERMS) {
+        terms = [...new Set(tokenizeQuery(text))];
+        if (terms.length > MAX_QUERY_TERMS) {
           return {
             ok: false,
-            error: apiError(400, 'invalid_parameter', `q has ${terms} search terms; at most ${MAX_QUERY_TERMS} (a run of Chinese or Japanese characters counts one term per pair of characters)`, { param: 'q' }),
+            error: apiError(400, 'invalid_parameter', `q has ${terms.length} search terms; at most ${MAX_QUERY_TERMS} (a run of Chinese or Japanese characters counts one term per pair of characters)`, { param: 'q' }),
           };
         }
         q = text;
@@ -157,6 +160,7 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
     if (sinceWindowMs < 60_000 || sinceWindowMs > route.retentionMs) return { ok: false, error: invalid('since') };
 
     const params: RouteParams = { q, since, sinceWindowMs, limit: (values.limit as number | undefined) ?? defaultLimit };
+    if (terms) params.terms = terms;
     const filter = values[filterName] as string | undefined;
     if (filter !== undefined) params.filter = filter;
     return { ok: true, params };

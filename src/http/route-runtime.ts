@@ -41,6 +41,7 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
       if (p.q !== null) {
         if (isState) query.state = p.q;
         else query.q = p.q;
+        if (p.terms) query.terms = p.terms;
       }
       if (p.filter !== undefined) query.filter = p.filter;
       return serializeEnvelope(p.q, p.since, wire.search(query, now), now, startedAt, route.withSummary);

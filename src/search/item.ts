@@ -41,6 +41,8 @@ export interface Hit {
 export interface SearchQuery {
   /** Free-text terms; undefined means "newest first". */
   q?: string;
+  /** `q` already tokenized (tokenizeQuery, distinct), when the caller has done it. */
+  terms?: readonly string[];
   /** Exact filter value, e.g. "markets". */
   filter?: string;
   /** Exact state code (contract awards); compared upper-case. */

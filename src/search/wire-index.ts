@@ -207,7 +207,7 @@ export class WireIndex {
 
   private ranked(q: SearchQuery, now: number): Hit[] {
     // At most MAX_QUERY_TERMS: the parameter check refuses longer queries before they get here.
-    const terms = [...new Set(tokenizeQuery(q.q!))].slice(0, MAX_QUERY_TERMS);
+    const terms = (q.terms ?? [...new Set(tokenizeQuery(q.q!))]).slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0) return [];
     let rarest = 0;
     let rarestFreq = Number.POSITIVE_INFINITY;
