@@ -36,6 +36,8 @@
  *
  * Absolute numbers vary with the machine's other load; compare ratios within one run.
  */
+// A type only: importing placement.ts itself would pin this process, which runs no server.
+import type { LoadResult } from './placement.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -191,16 +193,6 @@ interface Run {
   cpu?: { share: number; usPerRequest: number };
 }
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  statuses: Record<string, number>;
-  p50: number;
-  p99: number;
-  p999: number;
-  server_p50: number;
-  server_p99: number;
-}
 
 const children = new Set<ChildProcess>();
 let cleaning: Promise<void> | null = null;
