@@ -15,6 +15,17 @@ export function serializeEnvelope(
   startedAt: number,
   withSummary: boolean,
 ): string {
+  const [head, tail] = envelopeParts(query, since, hits, now, withSummary);
+  return head + tookMs(startedAt) + tail;
+}
+
+/** took_ms: from `startedAt` (performance.now()) to now, in ms to the µs. */
+export function tookMs(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) * 1000) / 1000;
+}
+
+/** The envelope around its `took_ms` value: `head + took_ms + tail` is the whole answer. */
+export function envelopeParts(query: string | null, since: string, hits: readonly Hit[], now: number, withSummary: boolean): [string, string] {
   let articles = '';
   let freshest = 0;
   for (let i = 0; i < hits.length; i++) {
@@ -27,15 +38,10 @@ export function serializeEnvelope(
     if (withSummary) articles += item.jsonSummary;
     articles += ',"relevance":' + roundScore(hit.relevance) + '}';
   }
-  const tookMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
-  return (
-    '{"query":' + (query === null ? 'null' : JSON.stringify(query)) +
-    ',"since":"' + since +
-    '","count":' + hits.length +
-    ',"took_ms":' + tookMs +
-    ',"freshest":' + (freshest ? '"' + new Date(freshest).toISOString() + '"' : 'null') +
-    ',"articles":[' + articles + ']}'
-  );
+  return [
+    '{"query":' + (query === null ? 'null' : JSON.stringify(query)) + ',"since":"' + since + '","count":' + hits.length + ',"took_ms":',
+    ',"freshest":' + (freshest ? '"' + new Date(freshest).toISOString() + '"' : 'null') + ',"articles":[' + articles + ']}',
+  ];
 }
 
 function roundScore(score: number): number {

@@ -7,12 +7,14 @@ import { ROUTES, type Route } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { buildOffer, type Offer } from '../pay/offer.js';
 import type { Hit, SearchQuery } from '../search/item.js';
-import { serializeEnvelope } from './envelope.js';
+import { envelopeParts, serializeEnvelope, tookMs } from './envelope.js';
 import { compileRouteParser, type ParseResult, type RouteParams } from './params.js';
 
 /** What the front end needs from a wire's index. */
 export interface WireReader {
   search(q: SearchQuery, now: number): Hit[];
+  /** Changes whenever an item is stored or dropped. */
+  readonly version: number;
 }
 
 export interface RouteRuntime {
@@ -22,6 +24,39 @@ export interface RouteRuntime {
   run: (p: RouteParams, startedAt: number) => string;
   /** A paid route's offer; null for previews and when payments are off. */
   offer: Offer | null;
+  /**
+   * Previews: the answer to this raw query string if one computed earlier still holds, else
+   * null (then parse, and `runAndRemember`).
+   */
+  cached: (rawQuery: string, startedAt: number) => string | null;
+  /** `run`, keeping the answer for `rawQuery` while it holds. */
+  runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => string;
+}
+
+/** Answers kept per route; beyond it the route's answers are dropped and start again. */
+const MAX_ANSWERS = 512;
+const MINUTE = 60_000;
+
+interface Answer {
+  version: number;
+  /** Epoch ms at which it stops holding. */
+  expires: number;
+  head: string;
+  tail: string;
+}
+
+/**
+ * Until when an answer holds, besides the wire's version: until the first `age_minutes` of
+ * it changes, or the first of its items leaves the `since` window (nothing else can enter
+ * the window without a new item, which changes the version). At most a minute.
+ */
+function holdsUntil(hits: readonly Hit[], now: number, windowMs: number): number {
+  let until = now + MINUTE;
+  for (const { item } of hits) {
+    const age = now - item.published;
+    until = Math.min(until, age > 0 ? now + MINUTE - (age % MINUTE) : item.published + MINUTE, item.published + windowMs + 1);
+  }
+  return until;
 }
 
 /** What an authorization pays for: the route and its normalised parameters. */
@@ -35,8 +70,7 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
     const wire = wires.get(route.wire.id);
     if (!wire) throw new Error(`no index for wire ${route.wire.id}`);
     const isState = route.def.q === 'state';
-    const run = (p: RouteParams, startedAt: number): string => {
-      const now = Date.now();
+    const search = (p: RouteParams, now: number): Hit[] => {
       const query: SearchQuery = { sinceMs: now - p.sinceWindowMs, limit: p.limit };
       if (p.q !== null) {
         if (isState) query.state = p.q;
@@ -44,10 +78,37 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
         if (p.terms) query.terms = p.terms;
       }
       if (p.filter !== undefined) query.filter = p.filter;
-      return serializeEnvelope(p.q, p.since, wire.search(query, now), now, startedAt, route.withSummary);
+      return wire.search(query, now);
+    };
+    const run = (p: RouteParams, startedAt: number): string => {
+      const now = Date.now();
+      return serializeEnvelope(p.q, p.since, search(p, now), now, startedAt, route.withSummary);
+    };
+    // The same preview asked again gives the same answer until the wire changes or the clock
+    // moves one of its figures; kept as the text around took_ms, it is answered without
+    // parsing, searching or serialising. (A relevance score with q decays slowly with time;
+    // within the minute an answer holds it moves by less than 0.05 %.)
+    const answers = new Map<string, Answer>();
+    const cached = (rawQuery: string, startedAt: number): string | null => {
+      const a = answers.get(rawQuery);
+      if (!a) return null;
+      if (a.version !== wire.version || Date.now() >= a.expires) {
+        answers.delete(rawQuery);
+        return null;
+      }
+      return a.head + tookMs(startedAt) + a.tail;
+    };
+    const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): string => {
+      const now = Date.now();
+      const version = wire.version;
+      const hits = search(p, now);
+      const [head, tail] = envelopeParts(p.q, p.since, hits, now, route.withSummary);
+      if (answers.size >= MAX_ANSWERS) answers.clear();
+      answers.set(rawQuery, { version, expires: holdsUntil(hits, now, p.sinceWindowMs), head, tail });
+      return head + tookMs(startedAt) + tail;
     };
     const offer = route.kind === 'paid' && config.payTo && paymentsOn ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
-    runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer });
+    runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer, cached, runAndRemember });
   }
   return runtimes;
 }

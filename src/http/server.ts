@@ -181,10 +181,15 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
 
   return (res, req, method) => {
     const startedAt = timing.start;
-    const parsed = parse(req.getQuery() ?? '');
+    const rawQuery = req.getQuery() ?? '';
+    if (route.kind === 'preview') {
+      const answer = rt.cached(rawQuery, startedAt);
+      if (answer !== null) return send(res, method, 200, answer, JSON_TYPE, previewHeaders);
+    }
+    const parsed = parse(rawQuery);
     if (!parsed.ok) return sendError(res, method, parsed.error);
     const p = parsed.params;
-    if (route.kind === 'preview') return send(res, method, 200, run(p, startedAt), JSON_TYPE, previewHeaders);
+    if (route.kind === 'preview') return send(res, method, 200, rt.runAndRemember(rawQuery, p, startedAt), JSON_TYPE, previewHeaders);
 
     // Parameters are validated first: nobody is asked to pay for a query that cannot run.
     if (!offer || !payments) return sendError(res, method, paymentUnavailable);

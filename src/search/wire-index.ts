@@ -81,6 +81,7 @@ export class WireIndex {
   private titleStamp = new Uint32Array(1024);
   private titleCount = new Uint8Array(1024);
   private generation = 0;
+  private changes = 0;
   /**
    * Slots oldest first by publication time (then insertion). Kept sorted on every change:
    * new items are usually the newest, so they land at the end and the splice is short.
@@ -362,7 +363,13 @@ export class WireIndex {
     return this.generation;
   }
 
+  /** Changes with every item stored or dropped: an answer computed at one version holds until the next. */
+  get version(): number {
+    return this.changes;
+  }
+
   private insert(item: Item): void {
+    this.changes++;
     const slot = this.freeSlots.pop() ?? this.slots.length;
     if (slot >= this.published.length) this.grow(slot + 1);
     const stored = storeItem(item, ++this.seq);
@@ -424,6 +431,7 @@ export class WireIndex {
 
   /** Takes a slot's item out of the indexes and frees the slot (the caller handles `order`). */
   private release(slot: number): void {
+    this.changes++;
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
     this.byKey.delete(key(item.filter, item.id));
