@@ -47,8 +47,9 @@ export class Exposure {
     if (!this.balance) return true;
     const cached = this.balances.get(payer);
     if (!cached || nowMs - cached.at > BALANCE_TTL_MS) this.refresh(payer, cached);
-    // Unknown balance: the cap bounds the exposure until the first read arrives.
-    return !cached || cached.value >= exposure;
+    // Unknown balance (no read yet, or the first still in flight): the cap bounds the
+    // exposure until the first read arrives.
+    return !cached || cached.at === 0 || cached.value >= exposure;
   }
 
   /** Forgets balances nobody asked about for a while. */
