@@ -17,12 +17,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
-import { createIndexes, startService, type Service } from '../src/service.js';
+import type { Service } from '../src/service.js';
 import { encodePayment, signPayment } from '../test/helpers/payments.js';
-import { PAY_TO } from '../test/helpers/service.js';
-import { seedAll } from '../test/helpers/sample-items.js';
+import { startTestService } from '../test/helpers/service.js';
 
 const PREVIEW_CONNECTIONS = 2;
 const ATTACK_CONNECTIONS = 16;
@@ -43,22 +41,8 @@ for (let i = 0; i < FORGED; i++) {
 }
 writeFileSync(forgedFile, forged.join('\n'));
 
-async function start(budget: string): Promise<Service> {
-  const wires = createIndexes();
-  const now = Date.now();
-  for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: mkdtempSync(join(dir, 'data-')),
-    INGEST: '0',
-    PAY_TO_ADDRESS: PAY_TO,
-    // Nothing settles: forged payments never get that far.
-    FACILITATOR_URL: 'http://127.0.0.1:9',
-    FAILED_PAYMENTS_BURST: budget,
-  });
-  return startService(config, { wires });
-}
+// The tests' service: seeded wires, payments verified, nothing settles (forged payments never get that far).
+const start = (budget: string) => startTestService({ FAILED_PAYMENTS_BURST: budget });
 
 async function phase(service: Service, attack: boolean): Promise<{ preview: LoadResult; attacker?: LoadResult }> {
   const base = `http://127.0.0.1:${service.port}`;
