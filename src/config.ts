@@ -40,6 +40,8 @@ export interface Config {
   fetchTimeoutSec: number;
   /** Bearer token /metrics requires; null: open. */
   metricsToken: string | null;
+  /** Open /stream connections at most. */
+  streamMaxConnections: number;
   /** Failed payments a client address may make in a burst (0: no limit), and refilled per minute. */
   failedPayments: { burst: number; perMinute: number };
 }
@@ -100,6 +102,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'FETCH_TIMEOUT_SEC', default: '30', doc: 'Overall deadline of one poll of one source, retries included.' },
   { env: 'FAILED_PAYMENTS_BURST', default: '20', doc: 'Failed payments (bad signature, replay, unreadable…) one client address may make before its payments are answered 429 without being verified; 0 turns the limit off.' },
   { env: 'FAILED_PAYMENTS_PER_MIN', default: '60', doc: 'How fast that budget refills, per minute.' },
+  { env: 'STREAM_MAX_CONNECTIONS', default: '10000', doc: 'Open `/stream` WebSocket connections the server holds; one more is answered `503 too_many_streams` before any payment is read.' },
   { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
 ];
 
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     snapshotIntervalSec: int('SNAPSHOT_INTERVAL_SEC', 5, 86_400),
     fetchTimeoutSec: int('FETCH_TIMEOUT_SEC', 1, 300),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
+    streamMaxConnections: int('STREAM_MAX_CONNECTIONS', 1, 1_000_000),
     failedPayments: { burst: int('FAILED_PAYMENTS_BURST', 0, 1_000_000), perMinute: int('FAILED_PAYMENTS_PER_MIN', 1, 1_000_000) },
   });
 }

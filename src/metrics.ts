@@ -110,6 +110,7 @@ export interface MetricSources {
   sources?: () => readonly { id: string; polls: number; failures: number; etag_hits: number; items: number; skipped: number; last_success: string | null }[];
   wires: () => Iterable<{ id: string; items: number; newest: number | null }>;
   pool?: () => { queueSize: number; threads: number; utilization: number };
+  streams?: () => { connections: number; subscriptions: number; pushed: number };
 }
 
 export function createRegistry(src: MetricSources): Registry {
@@ -170,6 +171,12 @@ export function createRegistry(src: MetricSources): Registry {
     gauge('wires_ingest_queue', 'Poll tasks waiting for a worker thread.', [], (g) => g.set(pool().queueSize));
     gauge('wires_ingest_threads', 'Worker threads fetching and parsing.', [], (g) => g.set(pool().threads));
     gauge('wires_ingest_utilization', 'Share of the worker pool\'s capacity in use since start (0–1).', [], (g) => g.set(pool().utilization));
+  }
+  if (src.streams) {
+    const streams = src.streams;
+    gauge('wires_stream_connections', 'Open /stream WebSocket connections.', [], (g) => g.set(streams().connections));
+    gauge('wires_stream_subscriptions', 'Distinct stream subscriptions (subscribers with the same parameters share one).', [], (g) => g.set(streams().subscriptions));
+    counter('wires_stream_pushed_total', 'Item messages published to stream subscriptions (one per matching subscription).', [], (c) => c.inc(streams().pushed));
   }
   return register;
 }

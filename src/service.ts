@@ -8,6 +8,8 @@ import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catal
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, ListenError, type RunningServer } from './http/server.js';
+import type { StreamEndpoint } from './http/stream.js';
+import type { StreamTiming } from './stream/protocol.js';
 import { buildRouteRuntimes } from './http/route-runtime.js';
 import { loadUws, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
@@ -117,6 +119,8 @@ function loadSnapshots(config: Readonly<Config>, wires: Map<string, WireIndex>):
 export interface StartOptions {
   /** Pre-filled wires (tests, demo); when absent, wires start from the snapshot in DATA_DIR. */
   wires?: Map<string, WireIndex>;
+  /** A shorter stream clock (tests); by default the documented block of minutes. */
+  streamTiming?: StreamTiming;
 }
 
 export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
@@ -194,13 +198,15 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     config,
     uws,
     wires,
+    ...(opts.streamTiming ? { streamTiming: opts.streamTiming } : {}),
     health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
-    metrics: (requests: RequestStats) =>
+    metrics: (requests: RequestStats, stream: StreamEndpoint) =>
       createRegistry({
         requests,
+        streams: () => ({ connections: stream.connections, subscriptions: stream.hub.subscriptions.size, pushed: stream.hub.pushed }),
         ...(pay ? { payments: () => pay!.payments.metrics() } : {}),
         ...(scheduler ? { sources: () => scheduler!.status() } : {}),
         wires: function* () {

@@ -16,16 +16,21 @@ import { buildPriceList } from '../docs/price-list.js';
 import { log } from '../log.js';
 import { buildMcpCatalog } from '../mcp/catalog.js';
 import { handleMcp, MAX_MCP_BODY } from '../mcp/endpoint.js';
-import { failedSettlementHeader, paymentErrorBody, refusalHeader, type Offer } from '../pay/offer.js';
-import { readPaymentHeader, V1_NETWORK, type X402Version } from '../pay/payment-header.js';
+import { presentPayment } from '../pay/intake.js';
+import type { Offer } from '../pay/offer.js';
+import { V1_NETWORK, type X402Version } from '../pay/payment-header.js';
 import { buildPaywallPage } from '../pay/paywall.js';
 import type { Outcome, Payments } from '../pay/payments.js';
-import { apiError, errorBody, STATUS_TEXT, type ApiError } from './errors.js';
+import { apiError, errorBody, STATUS_TEXT } from './errors.js';
+import { ALLOW, clientAddress, enterTiming, JSON_TYPE, observe, PAYMENT_HEADERS, refusePayment, send, sendError, SETTLEMENT_HEADER, timing, tooManyFailures, type Method } from './respond.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
+import type { WireIndex } from '../search/wire-index.js';
+import { attachStream, STREAM_PATH, type StreamEndpoint } from './stream.js';
+import type { StreamTiming } from '../stream/protocol.js';
 
 export interface ServerDeps {
   config: Readonly<Config>;
@@ -38,8 +43,11 @@ export interface ServerDeps {
   sources: () => object[];
   /** The payment core; null when payments are not configured. */
   payments: Payments | null;
-  /** Builds the /metrics registry around the request counters the front end keeps. */
-  metrics: (requests: RequestStats) => Registry;
+  /** Builds the /metrics registry around the request counters the front end keeps and the streams. */
+  metrics: (requests: RequestStats, stream: StreamEndpoint) => Registry;
+  /** The wires, whose stored items /stream pushes. */
+  wires: ReadonlyMap<string, WireIndex>;
+  streamTiming?: StreamTiming;
 }
 
 export interface RunningServer {
@@ -47,91 +55,9 @@ export interface RunningServer {
   close(): void;
 }
 
-type Method = 'get' | 'head';
 type Handler = (res: HttpResponse, req: HttpRequest, method: Method) => void;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-const ALLOW = 'GET, HEAD, OPTIONS';
 const SERVICE_VERSION = '0.1.0';
-/** Headers a browser-based client needs to run the x402 handshake across origins. */
-const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
-/** Where a settlement response goes: v2's header, or v1's. */
-const SETTLEMENT_HEADER = { 1: 'X-PAYMENT-RESPONSE', 2: 'PAYMENT-RESPONSE' } as const;
-/** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
-export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
-
-/**
- * The request being answered, for /metrics: set by the dispatcher (and again by an
- * asynchronous answer before it writes), read by `send`. A slot and a start time, no
- * allocation per request; JavaScript runs one answer at a time, so one of each suffices.
- */
-const timing = { stats: null as RequestStats | null, slot: 0, start: 0 };
-
-function enterTiming(stats: RequestStats | null, slot: number, start: number): void {
-  timing.stats = stats;
-  timing.slot = slot;
-  timing.start = start;
-}
-
-function observe(status: number): void {
-  timing.stats?.observe(timing.slot, status, (performance.now() - timing.start) / 1000);
-}
-
-/**
- * Writes a complete response. HEAD gets the same status and headers with no body. `close`
- * ends the connection after it (uWS then sends `Connection: close`), so a request body we
- * will not read stays unread.
- */
-function send(
-  res: HttpResponse,
-  method: Method,
-  status: number,
-  body: string | Buffer,
-  contentType: string,
-  headers?: readonly (readonly [string, string])[],
-  close = false,
-): void {
-  observe(status);
-  res.writeStatus(STATUS_TEXT[status] ?? String(status));
-  res.writeHeader('Content-Type', contentType);
-  res.writeHeader('Access-Control-Allow-Origin', '*');
-  res.writeHeader('Access-Control-Expose-Headers', CORS_EXPOSE);
-  if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
-  if (method === 'head') {
-    // This uWS build writes a body for HEAD if given one, and aborts on
-    // endWithoutBody(length) and on endWithoutBody(undefined, true): state the length
-    // ourselves and send no body; when closing, only a length of 0 is safe to report.
-    if (close) return void res.endWithoutBody(0, true);
-    res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
-    res.endWithoutBody();
-  } else {
-    res.end(body, close);
-  }
-}
-
-function sendError(res: HttpResponse, method: Method, err: ApiError, close = false, extra: readonly (readonly [string, string])[] = []): void {
-  const headers: (readonly [string, string])[] = [['Cache-Control', 'no-store'], ...extra];
-  if (err.status === 405) headers.push(['Allow', ALLOW]);
-  send(res, method, err.status, errorBody(err), JSON_TYPE, headers, close);
-}
-
-/**
- * The client's address: the peer's, or, when the peer is this machine (the reverse proxy of
- * deploy/nginx, which sets it from the address it saw), the X-Real-IP header. A remote
- * peer cannot claim another address: its X-Real-IP is ignored.
- */
-export function clientAddress(res: HttpResponse, req: HttpRequest): string {
-  const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
-  if (LOOPBACK.has(peer)) return req.getHeader('x-real-ip') || peer;
-  return peer;
-}
-const LOOPBACK = new Set(['127.0.0.1', '0000:0000:0000:0000:0000:ffff:7f00:0001', '0000:0000:0000:0000:0000:0000:0000:0001']);
-
-export function tooManyFailures(retryAfterSec: number): ApiError {
-  return apiError(429, 'too_many_failed_payments', `Too many failed payments from this address; presented payments are refused unread for ${retryAfterSec} s. Nothing was charged.`, {
-    details: { retry_after_sec: retryAfterSec },
-  });
-}
 
 /** Does the request announce a body? (Content-Length other than 0, or any Transfer-Encoding.) */
 function announcesBody(req: HttpRequest): boolean {
@@ -156,24 +82,12 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   const payments = deps.payments;
   let paywall: { body: Buffer; headers: readonly (readonly [string, string])[] } | null = null;
 
-  // A refused payment: the reason in the body and in a fresh offer's `error`, and a failed
-  // settlement response under the name the payment's protocol version reads.
-  const refuse402 = (res: HttpResponse, method: Method, reason: string, message: string, version: X402Version) => {
-    const body = paymentErrorBody(offer!, reason, message);
-    const headers = [
-      ['PAYMENT-REQUIRED', refusalHeader(offer!, message)],
-      ['Cache-Control', 'no-store'],
-      [SETTLEMENT_HEADER[version], failedSettlementHeader(reason, version)],
-    ] as const;
-    send(res, method, 402, body, JSON_TYPE, headers);
-  };
-
   const answer = (res: HttpResponse, outcome: Outcome, version: X402Version) => {
     if (outcome.kind === 'paid') {
       const settlement = Buffer.from(JSON.stringify(version === 1 ? { ...outcome.settlement, network: V1_NETWORK } : outcome.settlement)).toString('base64');
       send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], [SETTLEMENT_HEADER[version], settlement]]);
     } else if (outcome.status === 402) {
-      refuse402(res, 'get', outcome.code, outcome.message, version);
+      refusePayment(res, 'get', offer!, outcome.code, outcome.message, version);
     } else {
       sendError(res, 'get', apiError(outcome.status, outcome.code, outcome.message));
     }
@@ -208,22 +122,16 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     }
     // A client that has failed too many payments is refused before any decoding or
     // signature work: a flood of forged payments must not starve the serving thread.
-    const client = payments.failures.enabled ? clientAddress(res, req) : '';
-    const wait = payments.failures.retryAfter(client, Date.now());
-    if (wait > 0) {
-      payments.count('too_many_failed_payments');
-      return sendError(res, method, tooManyFailures(wait), false, [['Retry-After', String(wait)]]);
-    }
-    const intake = readPaymentHeader(presented, offer.requirements);
-    if (intake.kind !== 'payload') payments.failures.charge(client, Date.now());
-    if (intake.kind === 'malformed') {
-      payments.count('invalid_payment');
-      return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
-    }
-    if (intake.kind === 'rejected') {
-      payments.count(intake.reason);
-      return refuse402(res, method, intake.reason, intake.message, intake.version);
-    }
+    const intake = presentPayment(payments, {
+      client: payments.failures.enabled ? clientAddress(res, req) : '',
+      header: presented,
+      requirements: offer.requirements,
+      requestKey: requestKey(route.path, p),
+      produce: () => Buffer.from(run(p, startedAt)),
+    });
+    if (intake.kind === 'throttled') return sendError(res, method, tooManyFailures(intake.retryAfterSec), false, [['Retry-After', String(intake.retryAfterSec)]]);
+    if (intake.kind === 'malformed') return sendError(res, method, apiError(400, 'invalid_payment', intake.message));
+    if (intake.kind === 'rejected') return refusePayment(res, method, offer, intake.reason, intake.message, intake.version);
 
     // From here the answer is asynchronous (journal, settlement): uWS needs to know if the
     // client goes away. A client that drops a paid call can retry with the same payment.
@@ -232,18 +140,15 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
       aborted = true;
     });
     const { stats, slot } = timing;
-    payments
-      .authorize({ requestKey: requestKey(route.path, p), requirements: offer.requirements, payload: intake.payload, produce: () => Buffer.from(run(p, startedAt)) })
-      .then(
-        (outcome) => {
-          if (outcome.kind === 'refused' && outcome.status !== 503) payments.failures.charge(client, Date.now());
-          if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome, intake.version)));
-        },
-        (err) => {
-          log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
-          if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), sendError(res, 'get', INTERNAL)));
-        },
-      );
+    intake.outcome.then(
+      (outcome) => {
+        if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), answer(res, outcome, intake.version)));
+      },
+      (err) => {
+        log.error('paid call failed', { route: route.path, error: String((err as Error)?.stack ?? err) });
+        if (!aborted) res.cork(() => (enterTiming(stats, slot, startedAt), sendError(res, 'get', INTERNAL)));
+      },
+    );
   };
 }
 
@@ -379,13 +284,18 @@ function mcpHandler(deps: ServerDeps) {
   };
 }
 
-export function createApp(deps: ServerDeps): TemplatedApp {
+const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
+
+export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
   const handlers = buildHandlers(deps);
+  // Requests that are no WebSocket upgrade reach the dispatcher.
+  handlers.set(STREAM_PATH, (res, _req, method) => sendError(res, method, UPGRADE_REQUIRED, false, [['Upgrade', 'websocket']]));
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
   const stats = new RequestStats([...handlers.keys(), OTHER_ROUTE]);
-  handlers.set('/metrics', metricsHandler(deps.metrics(stats), deps.config.metricsToken));
-  const mcpPost = mcpHandler(deps);
   const app = deps.uws.uws.App();
+  const stream = attachStream(app, deps, stats);
+  handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
+  const mcpPost = mcpHandler(deps);
   app.any('/*', (res, req) => {
     let method: Method = 'get';
     const start = performance.now();
@@ -432,7 +342,7 @@ export function createApp(deps: ServerDeps): TemplatedApp {
       }
     }
   });
-  return app;
+  return { app, stream };
 }
 
 function safeUrl(req: HttpRequest): string {
@@ -452,7 +362,7 @@ export class ListenError extends Error {
   override name = 'ListenError';
 }
 
-export function listen(app: TemplatedApp, deps: ServerDeps): Promise<RunningServer> {
+export function listen({ app, stream }: { app: TemplatedApp; stream: StreamEndpoint }, deps: ServerDeps): Promise<RunningServer> {
   const { uws } = deps.uws;
   return new Promise((resolve, reject) => {
     // Exclusively: by default this build listens with port reuse, and a second instance on
@@ -464,6 +374,7 @@ export function listen(app: TemplatedApp, deps: ServerDeps): Promise<RunningServ
         // App.close() (present in this build, missing from its typings) also drops open
         // keep-alive connections, so a graceful stop does not wait on idle clients.
         close: () => {
+          stream.close();
           uws.us_listen_socket_close(socket);
           (app as TemplatedApp & { close?: () => void }).close?.();
         },

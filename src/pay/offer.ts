@@ -59,6 +59,8 @@ export interface PaymentRequirementsV1 {
 /** A paid route's offer in every form the server sends it. */
 export interface Offer {
   route: Route;
+  /** USD of one purchase: a call, or a stream's block. */
+  price: string;
   requirements: PaymentRequirements;
   paymentRequired: PaymentRequired;
   /** v1 clients read these from the 402 body (`accepts`). */
@@ -69,23 +71,34 @@ export interface Offer {
   body: Buffer;
 }
 
-export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTimeoutSeconds: number): Offer {
+/** What an offer sells when it is not one call of its route (a stream's block of minutes). */
+export interface OfferTerms {
+  path: string;
+  amount: string;
+  price: string;
+  description: string;
+  /** The 402's human-readable message. */
+  message: string;
+}
+
+export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTimeoutSeconds: number, terms?: OfferTerms): Offer {
   const requirements: PaymentRequirements = {
     scheme: 'exact',
     network: NETWORK,
-    amount: route.amount!,
+    amount: terms?.amount ?? route.amount!,
     asset: USDC_BASE,
     payTo,
     maxTimeoutSeconds,
     extra: { ...USDC_DOMAIN },
   };
-  const resource = { url: publicUrl + route.path, description: route.def.summary, mimeType: 'application/json' } as const;
+  const resource = { url: publicUrl + (terms?.path ?? route.path), description: terms?.description ?? route.def.summary, mimeType: 'application/json' } as const;
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     error: 'PAYMENT-SIGNATURE header is required',
     resource,
     accepts: [requirements],
-    extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION, ...discoveryExtension(route) },
+    // Discovery describes a GET resource with query parameters: a stream is not one.
+    extensions: { 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION, ...(terms ? {} : discoveryExtension(route)) },
   };
   const v1Accepts: PaymentRequirementsV1[] = [
     {
@@ -101,12 +114,13 @@ export function buildOffer(route: Route, payTo: string, publicUrl: string, maxTi
       extra: { ...USDC_DOMAIN },
     },
   ];
-  const offer: Offer = { route, requirements, paymentRequired, v1Accepts, header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'), body: Buffer.alloc(0) };
+  const price = terms?.price ?? route.def.price!;
+  const offer: Offer = { route, price, requirements, paymentRequired, v1Accepts, header: Buffer.from(JSON.stringify(paymentRequired)).toString('base64'), body: Buffer.alloc(0) };
   offer.body = Buffer.from(
     paymentErrorBody(
       offer,
       'payment_required',
-      `This route costs ${route.def.price} USD per call, paid with x402 (v2, or v1 in X-PAYMENT; USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
+      terms?.message ?? `This route costs ${price} USD per call, paid with x402 (v2, or v1 in X-PAYMENT; USDC on Base). The free preview ${route.previewPath} returns the top 3.`,
     ),
   );
   return offer;
@@ -128,7 +142,7 @@ export function paymentErrorBody(offer: Offer, code: string, message: string): s
     error: {
       code,
       message,
-      price: offer.route.def.price,
+      price: offer.price,
       currency: 'USD',
       asset: 'USDC',
       network: NETWORK,

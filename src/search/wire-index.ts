@@ -46,6 +46,12 @@ const TITLE = '~';
 
 export const sourceKey = (name: string, filter: string) => `${name}\u0000${filter}`;
 
+/**
+ * Told of every item stored, new or replacing an older version (`update`), with its distinct
+ * terms (title and summary), as soon as it is in the index: what push subscribers match on.
+ */
+export type StoredListener = (item: StoredItem, terms: ReadonlySet<string>, update: boolean) => void;
+
 export class WireIndex {
   /** Slot → stored item; a slot is also the item's FlexSearch id. */
   private slots: (StoredItem | undefined)[] = [];
@@ -92,6 +98,8 @@ export class WireIndex {
   private head = 0;
   private seq = 0;
   private readonly halfLifeMs: number;
+  /** Set by the stream hub; null while nobody listens. */
+  onStored: StoredListener | null = null;
 
   constructor(private readonly opts: WireIndexOptions) {
     this.halfLifeMs = opts.halfLifeMs ?? DEFAULT_HALF_LIFE_MS;
@@ -118,6 +126,7 @@ export class WireIndex {
       if (!(item.published >= oldest)) continue;
       const knownId = this.byKey.has(key(item.filter, item.id)) ? item.id : this.byUrl.get(key(item.filter, item.url));
       let stored: Item = item;
+      const update = knownId !== undefined;
       if (knownId !== undefined) {
         const slot = this.byKey.get(key(item.filter, knownId))!;
         // Feeds re-send their latest items on every poll: an unchanged item costs nothing.
@@ -125,7 +134,7 @@ export class WireIndex {
         this.removeSlot(slot);
         if (knownId !== item.id) stored = { ...item, id: knownId };
       }
-      this.insert(stored);
+      this.insert(stored, update);
     }
     if (this.byKey.size > this.opts.maxItems) this.evict(now);
   }
@@ -368,7 +377,7 @@ export class WireIndex {
     return this.changes;
   }
 
-  private insert(item: Item): void {
+  private insert(item: Item, update: boolean): void {
     this.changes++;
     const slot = this.freeSlots.pop() ?? this.slots.length;
     if (slot >= this.published.length) this.grow(slot + 1);
@@ -406,6 +415,7 @@ export class WireIndex {
     this.byUrl.set(key(item.filter, item.url), item.id);
     this.recountCopies(item.url);
     this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
+    this.onStored?.(stored, all, update);
   }
 
   /** Index in `order` of the first entry after (published, seq): binary search. */

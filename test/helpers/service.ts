@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { setLogLevel } from '../../src/log.js';
-import { createIndexes, startService, type Service } from '../../src/service.js';
+import { createIndexes, startService, type Service, type StartOptions } from '../../src/service.js';
 import { seedAll } from './sample-items.js';
 
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -14,7 +14,7 @@ export interface TestService extends Service {
   get(path: string, init?: RequestInit): Promise<Response>;
 }
 
-export async function startTestService(env: Record<string, string> = {}, seed = true): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, seed = true, opts: Omit<StartOptions, 'wires'> = {}): Promise<TestService> {
   setLogLevel('error');
   const config = loadConfig({
     HOST: '127.0.0.1',
@@ -35,7 +35,7 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
     const now = Date.now();
     for (const [id, items] of seedAll(now)) wires.get(id)!.add(items, now);
   }
-  const service = await startService(config, wires ? { wires } : {});
+  const service = await startService(config, wires ? { ...opts, wires } : opts);
   const base = `http://127.0.0.1:${service.port}`;
   return { ...service, base, get: (path, init) => fetch(base + path, { redirect: 'manual', ...init }) };
 }

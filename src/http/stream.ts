@@ -1,0 +1,284 @@
+/**
+ * GET /stream?wire=<id>: the WebSocket push endpoint, a thin uWS adapter over the stream hub
+ * (matching, paid time) and the payment core (the same intake, journal, caps and settlement
+ * as a paid call).
+ *
+ * A connection is one wire's stream, paid in blocks of minutes (protocol.ts). The block is
+ * paid in the upgrade request's PAYMENT-SIGNATURE (or X-PAYMENT) header; without one the
+ * upgrade gets a 402 with the block's offer, unless the URL says `pay=message` (a browser
+ * cannot set headers): then the first message must pay. One sweep a second renews notices,
+ * ends expired streams and drops consumers that stopped reading.
+ */
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { Config } from '../config.js';
+import { log } from '../log.js';
+import { presentPayment, type Intake } from '../pay/intake.js';
+import { buildOffer, type Offer } from '../pay/offer.js';
+import type { Outcome, Payments } from '../pay/payments.js';
+import type { WireIndex } from '../search/wire-index.js';
+import { StreamHub } from '../stream/hub.js';
+import {
+  BLOCK_MINUTES,
+  CLOSE,
+  IDLE_TIMEOUT_SEC,
+  MAX_BUFFERED_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_SUBSCRIPTIONS,
+  parseClientMessage,
+  STREAM_TIMING,
+  streamWires,
+  type StreamTiming,
+  type StreamWire,
+} from '../stream/protocol.js';
+import type { Subscription } from '../stream/subscriptions.js';
+import { apiError, errorBody, type ApiError } from './errors.js';
+import { splitQuery } from './params.js';
+import type { RequestStats } from '../metrics.js';
+import { clientAddress, enterTiming, JSON_TYPE, PAYMENT_HEADERS, refusePayment, send, sendError, tooManyFailures } from './respond.js';
+
+export const STREAM_PATH = '/stream';
+
+interface Conn {
+  stream: StreamWire;
+  offer: Offer;
+  client: string;
+  openedAt: number;
+  /** Epoch ms; 0 while nothing is paid. */
+  paidUntil: number;
+  renewSent: boolean;
+  subs: Map<string, Subscription>;
+  /** The upgrade's payment, told in the first message. */
+  settlement: object | null;
+  ws: WebSocket<Conn> | null;
+}
+
+export interface StreamEndpoint {
+  hub: StreamHub;
+  /** Open connections. */
+  readonly connections: number;
+  /** Ends every stream with 1001 and stops the sweep. */
+  close(): void;
+}
+
+interface StreamDeps {
+  config: Readonly<Config>;
+  payments: Payments | null;
+  wires: ReadonlyMap<string, WireIndex>;
+  /** Shorter paid time for tests; the default is the documented block. */
+  streamTiming?: StreamTiming;
+}
+
+/** An empty paid body: a block's purchase returns its paid time, not data. */
+const NO_BODY = () => Buffer.alloc(0);
+
+export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: RequestStats): StreamEndpoint {
+  const statsSlot = stats.slot(STREAM_PATH);
+  const { config, payments } = deps;
+  const streams = streamWires();
+  const offers = new Map<string, Offer>();
+  if (payments && config.payTo) {
+    for (const [id, s] of streams) {
+      offers.set(
+        id,
+        buildOffer(s.route, config.payTo, config.publicUrl, config.paymentTimeoutSec, {
+          path: `${STREAM_PATH}?wire=${id}`,
+          amount: s.blockAmount,
+          price: s.blockPrice,
+          description: `${BLOCK_MINUTES} minutes of ${s.wire.title} items pushed over WebSocket as they arrive`,
+          message: `A ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
+        }),
+      );
+    }
+  }
+  const timing = deps.streamTiming ?? STREAM_TIMING;
+  const hub = new StreamHub(deps.wires, (topic, message) => app.publish(topic, message), timing.blockMs);
+  const open = new Set<Conn>();
+  const wireNames = [...streams.keys()];
+
+  const message = (conn: Conn, text: string) => {
+    if (conn.ws) conn.ws.send(text);
+  };
+  const error = (conn: Conn, err: ApiError, extra = '') => message(conn, `{"type":"error",${errorBody(err).slice(1, -1)}${extra}}`);
+  const end = (conn: Conn, [code, reason]: readonly [number, string]) => {
+    const ws = conn.ws;
+    conn.ws = null;
+    ws?.end(code, reason);
+  };
+
+  /** Paid: the connection's paid time moves to what this authorization buys. */
+  const credit = (conn: Conn, intake: Extract<Intake, { kind: 'authorizing' }>, outcome: Extract<Outcome, { kind: 'paid' }>) => {
+    const now = Date.now();
+    conn.paidUntil = hub.grant(intake.authorization.id, intake.authorization.validBefore, conn.paidUntil, now);
+    if (conn.paidUntil - now > timing.renewNoticeMs) conn.renewSent = false;
+    conn.settlement = outcome.settlement;
+  };
+  const paidMessage = (conn: Conn) => `{"type":"paid","paid_until":"${new Date(conn.paidUntil).toISOString()}","settlement":${JSON.stringify(conn.settlement)}}`;
+
+  const upgradeError = (res: HttpResponse, err: ApiError, headers: readonly (readonly [string, string])[] = []) => sendError(res, 'get', err, false, headers);
+
+  app.ws<Conn>(STREAM_PATH, {
+    maxPayloadLength: MAX_MESSAGE_BYTES,
+    idleTimeout: IDLE_TIMEOUT_SEC,
+    sendPingsAutomatically: true,
+    // The hard stop: a consumer this far behind is cut off at once, so a burst between two
+    // sweeps can neither grow memory without bound nor skip its messages silently.
+    maxBackpressure: 4 * MAX_BUFFERED_BYTES,
+    closeOnBackpressureLimit: true as unknown as number,
+
+    upgrade: (res, req, context) => {
+      const startedAt = performance.now();
+      enterTiming(stats, statsSlot, startedAt);
+      const key = req.getHeader('sec-websocket-key');
+      const protocol = req.getHeader('sec-websocket-protocol');
+      const extensions = req.getHeader('sec-websocket-extensions');
+      const query = splitQuery(req.getQuery() ?? '', ['wire', 'pay']);
+      if (!query.ok) return upgradeError(res, query.error);
+      const { wire, pay } = query.values as { wire?: string; pay?: string };
+      if (wire === undefined) return upgradeError(res, apiError(400, 'missing_parameter', 'wire is required: /stream?wire=<id>', { param: 'wire', allowed: wireNames }));
+      const stream = streams.get(wire);
+      if (!stream) return upgradeError(res, apiError(400, 'invalid_parameter', `wire must be one of: ${wireNames.join(', ')}`, { param: 'wire', allowed: wireNames }));
+      if (pay !== undefined && pay !== 'message') return upgradeError(res, apiError(400, 'invalid_parameter', 'pay takes one value: message (pay in the first message)', { param: 'pay', allowed: ['message'] }));
+      const offer = offers.get(wire);
+      if (!offer || !payments) {
+        return upgradeError(res, apiError(503, 'payments_unavailable', `Payments are not configured on this server (${config.paymentsProblem}); streams are paid.`));
+      }
+      if (open.size >= config.streamMaxConnections) {
+        return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${stream.route.path}.`), [['Retry-After', '30']]);
+      }
+      const client = clientAddress(res, req);
+      const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, ws: null };
+      const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
+      const presented = req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]);
+      if (!presented) {
+        if (pay === 'message') return upgrade();
+        return send(res, 'get', 402, offer.body, JSON_TYPE, [['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']]);
+      }
+      const intake = presentPayment(payments, { client: payments.failures.enabled ? client : '', header: presented, requirements: offer.requirements, requestKey: `stream ${wire}`, produce: NO_BODY });
+      if (intake.kind === 'throttled') return upgradeError(res, tooManyFailures(intake.retryAfterSec), [['Retry-After', String(intake.retryAfterSec)]]);
+      if (intake.kind === 'malformed') return upgradeError(res, apiError(400, 'invalid_payment', intake.message));
+      if (intake.kind === 'rejected') return refusePayment(res, 'get', offer, intake.reason, intake.message, intake.version);
+      let aborted = false;
+      res.onAborted(() => {
+        aborted = true;
+      });
+      intake.outcome.then(
+        (outcome) => {
+          if (aborted) return;
+          res.cork(() => {
+            enterTiming(stats, statsSlot, startedAt);
+            if (outcome.kind === 'paid') {
+              credit(conn, intake, outcome);
+              upgrade();
+            } else if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
+            else upgradeError(res, apiError(outcome.status, outcome.code, outcome.message));
+          });
+        },
+        (err) => {
+          log.error('stream payment failed', { wire, error: String((err as Error)?.stack ?? err) });
+          if (!aborted) res.cork(() => upgradeError(res, apiError(500, 'internal_error', 'Unexpected server error; nothing was charged.')));
+        },
+      );
+    },
+
+    open: (ws) => {
+      const conn = ws.getUserData();
+      conn.ws = ws;
+      open.add(conn);
+      if (conn.paidUntil > 0) message(conn, paidMessage(conn));
+      else message(conn, `{"type":"payment_required","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
+    },
+
+    message: (ws, data) => {
+      const conn = ws.getUserData();
+      const parsed = parseClientMessage(Buffer.from(data).toString('utf8'));
+      if (!parsed.ok) return error(conn, parsed.error);
+      const m = parsed.message;
+      if (m.type === 'pay') return payInBand(conn, m.payment);
+      if (m.type === 'unsubscribe') {
+        const sub = conn.subs.get(m.sub);
+        if (!sub) return error(conn, apiError(400, 'unknown_subscription', `No subscription ${JSON.stringify(m.sub.slice(0, 200))} on this connection.`));
+        conn.subs.delete(m.sub);
+        ws.unsubscribe(sub.key);
+        hub.subscriptions.release(sub);
+        return message(conn, `{"type":"unsubscribed","sub":${JSON.stringify(sub.key)}}`);
+      }
+      if (conn.paidUntil <= Date.now()) return error(conn, apiError(402, 'payment_required', 'Pay for a block first: {"type":"pay","payment":…}.'));
+      const wanted = conn.stream.subscription(m.params ?? {});
+      if (!wanted.ok) return error(conn, wanted.error);
+      if (!conn.subs.has(wanted.key)) {
+        if (conn.subs.size >= MAX_SUBSCRIPTIONS) return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
+        const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
+        conn.subs.set(wanted.key, sub);
+        ws.subscribe(sub.key);
+      }
+      message(conn, `{"type":"subscribed","sub":${JSON.stringify(wanted.key)}}`);
+    },
+
+    close: (ws) => {
+      const conn = ws.getUserData();
+      conn.ws = null;
+      open.delete(conn);
+      for (const sub of conn.subs.values()) hub.subscriptions.release(sub);
+      conn.subs.clear();
+    },
+  });
+
+  /** A payment in a message: the first one, or a renewal. Its answer is a message too. */
+  const payInBand = (conn: Conn, header: string) => {
+    const intake = presentPayment(payments!, {
+      client: payments!.failures.enabled ? conn.client : '',
+      header,
+      requirements: conn.offer.requirements,
+      requestKey: `stream ${conn.stream.wire.id}`,
+      produce: NO_BODY,
+    });
+    if (intake.kind === 'throttled') return error(conn, tooManyFailures(intake.retryAfterSec));
+    if (intake.kind === 'malformed') return error(conn, apiError(400, 'invalid_payment', intake.message));
+    if (intake.kind === 'rejected') return refuseInBand(conn, apiError(402, intake.reason, intake.message));
+    intake.outcome.then(
+      (outcome) => {
+        if (!conn.ws) return; // closed meanwhile; a reconnect with the same payment gets the same block
+        if (outcome.kind === 'paid') {
+          credit(conn, intake, outcome);
+          message(conn, paidMessage(conn));
+        } else refuseInBand(conn, apiError(outcome.status, outcome.code, outcome.message));
+      },
+      (err) => {
+        log.error('stream payment failed', { wire: conn.stream.wire.id, error: String((err as Error)?.stack ?? err) });
+        error(conn, apiError(500, 'internal_error', 'Unexpected server error; nothing was charged.'));
+      },
+    );
+  };
+  const refuseInBand = (conn: Conn, err: ApiError) =>
+    error(conn, err, `,"payment_required":${JSON.stringify({ ...conn.offer.paymentRequired, error: err.message })}`);
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const conn of open) {
+      if (!conn.ws) continue;
+      if (conn.paidUntil === 0) {
+        if (now - conn.openedAt > timing.firstPaymentMs) end(conn, CLOSE.not_paid);
+      } else if (now >= conn.paidUntil) {
+        end(conn, CLOSE.payment_expired);
+      } else if (conn.ws.getBufferedAmount() > MAX_BUFFERED_BYTES) {
+        end(conn, CLOSE.too_slow);
+      } else if (!conn.renewSent && conn.paidUntil - now <= timing.renewNoticeMs) {
+        conn.renewSent = true;
+        message(conn, `{"type":"renew","paid_until":"${new Date(conn.paidUntil).toISOString()}","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
+      }
+    }
+    hub.sweep(now);
+  }, 1000);
+  sweep.unref();
+
+  return {
+    hub,
+    get connections() {
+      return open.size;
+    },
+    close() {
+      clearInterval(sweep);
+      for (const conn of open) end(conn, CLOSE.going_away);
+    },
+  };
+}

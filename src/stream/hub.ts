@@ -1,0 +1,76 @@
+/**
+ * The stream hub: connects stored items to subscribers, and paid time to payments.
+ *
+ * Each wire index tells the hub of every item it stores (`WireIndex.onStored`). The hub finds
+ * the distinct subscriptions it matches (subscriptions.ts) and publishes one message per
+ * match under the subscription's key; the transport (uWS topics) fans it out to every
+ * connection holding it. The item's JSON is the envelope's, built once per item.
+ *
+ * Paid time is kept per authorization, not per connection: presenting the same payment again
+ * (a reconnect after a dropped connection, or the same renewal sent twice) gives the same
+ * `paid_until`, never a second block.
+ */
+import type { StoredItem } from '../search/item.js';
+import type { WireIndex } from '../search/wire-index.js';
+import { STREAM_TIMING } from './protocol.js';
+import { SubscriptionIndex, type Subscription } from './subscriptions.js';
+
+/** Sends one text message to every connection subscribed to `topic`. */
+export type Publish = (topic: string, message: string) => void;
+
+interface Grant {
+  until: number;
+  /** Epoch ms after which the payment core no longer recognises the authorization. */
+  forgetAfter: number;
+}
+
+/** Grants are kept past the authorization's validity plus the payment core's grace period. */
+const GRANT_KEPT_AFTER_VALIDITY_MS = 120_000;
+
+export class StreamHub {
+  readonly subscriptions = new SubscriptionIndex();
+  private readonly grants = new Map<string, Grant>();
+  /** Items pushed (one per matching distinct subscription), for /metrics. */
+  pushed = 0;
+
+  constructor(
+    wires: ReadonlyMap<string, WireIndex>,
+    private readonly publish: Publish,
+    private readonly blockMs = STREAM_TIMING.blockMs,
+  ) {
+    for (const [id, index] of wires) index.onStored = (item, terms, update) => this.stored(id, item, terms, update);
+  }
+
+  private stored(wire: string, item: StoredItem, terms: ReadonlySet<string>, update: boolean): void {
+    let body: string | null = null;
+    this.subscriptions.match(wire, item, terms, (sub: Subscription) => {
+      // Built on the first match only: most items match no subscription.
+      body ??= `,"update":${update},"item":${itemJson(item, Date.now())}}`;
+      this.publish(sub.key, `{"type":"item","sub":${JSON.stringify(sub.key)}${body}`);
+      this.pushed++;
+    });
+  }
+
+  /**
+   * The paid time after an accepted authorization (`authId`, valid until `validBeforeSec`)
+   * is applied to a connection paid until `currentUntil`: a new block starts where the paid
+   * time ends (or now), and an authorization already applied gives its own end again.
+   */
+  grant(authId: string, validBeforeSec: number, currentUntil: number, now: number): number {
+    const known = this.grants.get(authId);
+    if (known) return Math.max(currentUntil, known.until);
+    const until = Math.max(now, currentUntil) + this.blockMs;
+    this.grants.set(authId, { until, forgetAfter: Math.max(until, validBeforeSec * 1000 + GRANT_KEPT_AFTER_VALIDITY_MS) });
+    return until;
+  }
+
+  sweep(now: number): void {
+    for (const [id, g] of this.grants) if (g.forgetAfter < now) this.grants.delete(id);
+  }
+}
+
+/** The article JSON of the result envelope: the same fields, `relevance` 1 as in a listing without q. */
+export function itemJson(item: StoredItem, now: number): string {
+  const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
+  return item.jsonHead + ',"age_minutes":' + age + item.jsonSummary + ',"relevance":1}';
+}
