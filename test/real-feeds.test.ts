@@ -8,7 +8,8 @@
  *
  *   - every entry of the document becomes an item, except the skips named in index.json;
  *   - titles are clean text (no markup, no undecoded entities, no mojibake);
- *   - every URL is absolute http(s), and points where the document's own link points;
+ *   - every URL is absolute http(s), and points where the document's own link points (for JSON
+ *     APIs, the entry's own page field where the API has one);
  *   - every publication time agrees with the document's own date for that entry.
  *
  * The expected values are read from the document here, independently of the parser: entries
@@ -32,7 +33,7 @@ interface Capture {
 interface Expected {
   /** Title as plain text, for matching an item to its entry. */
   title: string;
-  /** The entry's own link, resolved against xml:base / the document URL (XML only). */
+  /** The entry's own link, resolved against xml:base / the document URL (JSON: the API's page field, where there is one). */
   link?: string;
   /** The entry's own date, epoch ms, and whether the source gave only a day. */
   date?: { ms: number; dateOnly: boolean; raw: string };
@@ -160,24 +161,34 @@ type Row = Record<string, unknown>;
 const at = (obj: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((cur, key) => (cur && typeof cur === 'object' ? (cur as Row)[key] : undefined), obj);
 
-/** Where each JSON API keeps its entries, which field is the entry's title and which its date. */
-const JSON_SHAPES: readonly { prefix: string; items: string; title: string; date: (r: Row) => unknown }[] = [
+/**
+ * Where each JSON API keeps its entries, which field is the entry's title and which its date,
+ * and (where the API gives one) which field is the entry's own page.
+ */
+const JSON_SHAPES: readonly { prefix: string; items: string; title: string; date: (r: Row) => unknown; link?: string }[] = [
   { prefix: 'cisa-kev', items: 'vulnerabilities', title: 'cveID', date: (r) => r.dateAdded },
   { prefix: 'usgs-', items: 'features', title: 'properties.title', date: (r) => at(r, 'properties.time') },
   { prefix: 'nws-', items: 'features', title: 'properties.headline', date: (r) => at(r, 'properties.sent') },
-  { prefix: 'fedreg-', items: 'results', title: 'title', date: (r) => r.publication_date },
+  { prefix: 'fedreg-', items: 'results', title: 'title', date: (r) => r.publication_date, link: 'html_url' },
   { prefix: 'status-gcp', items: '', title: 'external_desc', date: (r) => r.begin },
   { prefix: 'usaspending-', items: 'results', title: 'Recipient Name', date: (r) => r['Base Obligation Date'] },
-  { prefix: 'remotive', items: 'jobs', title: 'title', date: (r) => r.publication_date },
-  { prefix: 'remoteok', items: '', title: 'position', date: (r) => r.date },
+  { prefix: 'remotive', items: 'jobs', title: 'title', date: (r) => r.publication_date, link: 'url' },
+  { prefix: 'remoteok', items: '', title: 'position', date: (r) => r.date, link: 'url' },
 ];
 
-function jsonEntries(doc: unknown, sourceId: string): Expected[] {
+function jsonEntries(doc: unknown, sourceId: string, finalUrl: string): Expected[] {
   const shape = JSON_SHAPES.find((s) => sourceId.startsWith(s.prefix));
   assert.ok(shape, `no JSON shape known to the test for ${sourceId}`);
   const rows = shape.items === '' ? doc : at(doc, shape.items);
   assert.ok(Array.isArray(rows), `${sourceId}: no array at "${shape.items}"`);
-  return (rows as Row[]).map((r) => ({ title: plain(String(at(r, shape.title) ?? '')), date: readDate(shape.date(r)) }));
+  return (rows as Row[]).map((r) => {
+    const link = shape.link === undefined ? undefined : at(r, shape.link);
+    return {
+      title: plain(String(at(r, shape.title) ?? '')),
+      link: typeof link === 'string' ? resolve(link, finalUrl) : undefined,
+      date: readDate(shape.date(r)),
+    };
+  });
 }
 
 // ---- what a reader would notice ----------------------------------------------------------
@@ -213,7 +224,7 @@ for (const cap of CAPTURES) {
     const xml = /^\s*(\xef\xbb\xbf)?\s*</.test(latin1);
     // Read as the document declares; the counts and dates below are ASCII either way.
     const text = xml && /^\s*<\?xml[^>]*encoding=["']iso-8859-1["']/i.test(latin1) ? latin1 : bytes.toString('utf8');
-    const entries = xml ? xmlEntries(text, cap.finalUrl) : jsonEntries(JSON.parse(text.replace(/^\uFEFF/, '')), cap.sourceId);
+    const entries = xml ? xmlEntries(text, cap.finalUrl) : jsonEntries(JSON.parse(text.replace(/^\uFEFF/, '')), cap.sourceId, cap.finalUrl);
     assert.ok(entries.length > 0, `${cap.file}: the test found no entries in the document`);
 
     const dated = entries.map((e) => e.date?.ms).filter((ms): ms is number => ms !== undefined && Number.isFinite(ms));

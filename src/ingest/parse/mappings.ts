@@ -45,6 +45,25 @@ const str = (v: unknown): string => {
     return '';
   }
 };
+/** "Position at Company", or whichever of the two there is; '' (no title) when neither. */
+const at = (position: string, company: string) => (position && company ? `${position} at ${company}` : position || company);
+
+const DOUBLE_ENCODED = /[\u00c2-\u00f4][\u0080-\u00bf]/;
+/**
+ * Text whose UTF-8 bytes were read as Latin-1 and encoded again, decoded once more: Remote OK
+ * serves `\u00c3\u00b3` for "ó" (`ZÃ³calo Health`) and `\u00e2\u0080\u0099` for "’"
+ * (fixtures/real/remoteok-api-2026-03-17.json). Only a string of code points up to U+00FF
+ * that is valid UTF-8 as bytes is changed; anything else is returned as it is.
+ */
+export function undoubleUtf8(text: string): string {
+  if (!DOUBLE_ENCODED.test(text) || /[^\u0000-\u00ff]/.test(text)) return text;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(text, 'latin1'));
+  } catch {
+    return text;
+  }
+}
+
 const usd = (v: unknown) => (typeof v === 'number' ? `$${Math.round(v).toLocaleString('en-US')}` : '');
 
 export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
@@ -105,7 +124,8 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
   remotive: {
     items: 'jobs',
     id: 'id',
-    title: (r) => `${str(r.title)} at ${str(r.company_name)}`,
+    // A job without a title or company is no title, not " at ".
+    title: (r) => at(str(r.title).trim(), str(r.company_name).trim()),
     url: 'url',
     date: 'publication_date',
     summary: 'description',
@@ -114,10 +134,12 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     items: '',
     skip: (r) => r.id === undefined || 'legal' in r,
     id: 'id',
-    title: (r) => `${str(r.position)} at ${str(r.company)}`,
+    // Remote OK lists placeholder jobs with empty position and company (and no description):
+    // no title, so skipped, rather than an item titled "at".
+    title: (r) => at(undoubleUtf8(str(r.position)).trim(), undoubleUtf8(str(r.company)).trim()),
     url: 'url',
     date: (r) => r.date ?? r.epoch,
-    summary: 'description',
+    summary: (r) => undoubleUtf8(str(r.description)),
   },
 };
 

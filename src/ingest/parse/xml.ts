@@ -365,7 +365,11 @@ function rss(root: Node, documentUrl: string | undefined): XmlDocument {
       link = linkValue(linkNode);
     }
     const e: RawEntry = {
-      id: guid,
+      // A guid that is only a query string or fragment is what is left of a URL, not an id:
+      // Yahoo Finance's guid is the link's last path segment, which for links ending in
+      // `/?src=A00220&yptr=yahoo` (Investor's Business Daily) is that query alone, the same on
+      // every such item, so all but one were dropped as repeats. The link identifies them.
+      id: guid !== undefined && /^\s*[?#]/.test(guid) ? undefined : guid,
       title: text(item.title),
       link,
       date: text(item.pubDate) ?? text(item['dc:date']) ?? text(item.published) ?? text(item.updated),
