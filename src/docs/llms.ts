@@ -1,6 +1,7 @@
 /** `/llms-full.txt`: the whole route list as plain text, for agents reading the service cold. */
 import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../http/params.js';
+import { BLOCK_MINUTES, CLOSE, IDLE_TIMEOUT_SEC, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, streamWires } from '../stream/protocol.js';
 
 function describeParams(route: Route): string[] {
   return routeParamDocs(route).map((p) => {
@@ -45,6 +46,7 @@ export function buildLlmsText(publicUrl: string): string {
     }
     lines.push('');
   }
+  lines.push(...streamText(), '');
   lines.push(
     '## Free utility routes',
     '',
@@ -58,4 +60,32 @@ export function buildLlmsText(publicUrl: string): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** The push protocol, from the definitions the server runs on. */
+function streamText(): string[] {
+  const wires = [...streamWires().values()];
+  return [
+    '## Push: GET /stream (WebSocket)',
+    '',
+    `New items of a wire pushed the moment they are indexed. Connect to ws(s)://…/stream?wire=<id> (${wires.map((w) => w.wire.id).join(', ')}).`,
+    `A stream is paid in blocks of ${BLOCK_MINUTES} minutes; a minute costs the wire's per-call price (a ${BLOCK_MINUTES}-minute block: ${[...new Set(wires.map((w) => w.blockPrice))].join(' or ')} USD; exact offers in the streams list of /.well-known/x402).`,
+    'Pay in the upgrade request\'s PAYMENT-SIGNATURE (or X-PAYMENT) header; without it the upgrade answers 402 with the block offer.',
+    'A browser, which cannot set headers, adds pay=message and pays in its first message.',
+    'Paid time is kept per payment: presenting the same payment again (a reconnect) gives the same paid_until, never a second block.',
+    '',
+    'Client messages (JSON text):',
+    '- {"type":"subscribe","params":{"<filter>":"<value>","q":"<terms>"}}: the wire\'s filter and q, validated as on its paid route (since and limit do not apply); every q term must be in the title or summary.',
+    '- {"type":"unsubscribe","sub":"<key>"}',
+    '- {"type":"pay","payment":"<base64 PaymentPayload, as in PAYMENT-SIGNATURE>"}: the first payment (pay=message) or a renewal; a renewal starts where the paid time ends.',
+    '',
+    'Server messages:',
+    ...Object.entries(SERVER_MESSAGES).map(([name, text]) => `- ${name}: ${text}`),
+    '',
+    'Close codes:',
+    ...Object.values(CLOSE).map(([code, reason]) => `- ${code}: ${reason}`),
+    '',
+    `Limits: ${MAX_SUBSCRIPTIONS} subscriptions per connection, ${MAX_MESSAGE_BYTES / 1024} KiB per client message; idle connections are pinged and closed after ${IDLE_TIMEOUT_SEC} s without an answer.`,
+    'Subscriptions with identical parameters share one key; an item matching two of a connection\'s subscriptions is pushed once for each.',
+  ];
 }

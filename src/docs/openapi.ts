@@ -8,6 +8,18 @@ import { routeParamDocs } from '../http/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { ARTICLE_SCHEMA, envelopeSchema } from './envelope-schema.js';
 import { toOpenApiSchema } from './param-schema.js';
+import {
+  BLOCK_MINUTES,
+  ClientMessage,
+  CLOSE,
+  IDLE_TIMEOUT_SEC,
+  MAX_BUFFERED_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_SUBSCRIPTIONS,
+  SERVER_MESSAGES,
+  STREAM_TIMING,
+  streamWires,
+} from '../stream/protocol.js';
 
 type Json = Record<string, unknown>;
 
@@ -131,6 +143,7 @@ const COMPONENTS: Json = {
         extra: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
       },
     },
+    StreamClientMessage: toOpenApiSchema(ClientMessage),
     PaymentRequired: {
       type: 'object',
       description: 'Decoded PAYMENT-REQUIRED header (x402 v2).',
@@ -148,6 +161,42 @@ const COMPONENTS: Json = {
     },
   },
 };
+
+/** GET /stream: the WebSocket upgrade, its answers, and the protocol spoken after it. */
+function streamOperation(): Json {
+  const wires = [...streamWires().keys()];
+  return {
+    get: {
+      operationId: 'stream',
+      summary: 'Push: new items of a wire over WebSocket, paid in blocks of minutes',
+      tags: ['stream'],
+      description:
+        `A WebSocket endpoint. Each new or updated item that matches one of the connection's subscriptions is pushed once, as the envelope's article JSON. ` +
+        `A block of ${BLOCK_MINUTES} minutes costs ${BLOCK_MINUTES} calls of the wire's paid route (see streams in /.well-known/x402), paid with x402 in the upgrade's PAYMENT-SIGNATURE (or X-PAYMENT) header, ` +
+        `or, with pay=message, in the first message. The server announces the end ${STREAM_TIMING.renewNoticeMs / 1000} s ahead with the next offer; a client renews in-band. ` +
+        'Messages are in x-websocket.',
+      parameters: [
+        { name: 'wire', in: 'query', required: true, description: 'The wire to stream.', schema: { type: 'string', enum: wires } },
+        { name: 'pay', in: 'query', required: false, description: 'message: the upgrade carries no payment; the first message pays (for browsers).', schema: { type: 'string', enum: ['message'] } },
+        { name: 'PAYMENT-SIGNATURE', in: 'header', required: false, description: 'Base64 of an x402 PaymentPayload for the block offer. X-PAYMENT (v1) is an alias.', schema: { type: 'string' } },
+      ],
+      responses: {
+        101: { description: 'Switching to WebSocket; the first message is `paid` or `payment_required`.' },
+        400: { description: 'Unknown wire or parameter, or an unreadable payment.', content: jsonContent(ref('Error')) },
+        402: { description: 'Payment required (or refused): the block offer is in the PAYMENT-REQUIRED header.', content: jsonContent(ref('PaymentError')) },
+        426: { description: 'A plain GET: connect with a WebSocket client.', content: jsonContent(ref('Error')) },
+        503: { description: 'Payments are not configured, or the server holds its maximum of streams (Retry-After).', content: jsonContent(ref('Error')) },
+      },
+      'x-websocket': {
+        clientMessages: ref('StreamClientMessage'),
+        serverMessages: SERVER_MESSAGES,
+        closeCodes: Object.fromEntries(Object.values(CLOSE).map(([code, reason]) => [code, reason])),
+        blockMinutes: BLOCK_MINUTES,
+        limits: { subscriptionsPerConnection: MAX_SUBSCRIPTIONS, messageBytes: MAX_MESSAGE_BYTES, unreadBytes: MAX_BUFFERED_BYTES, idleTimeoutSec: IDLE_TIMEOUT_SEC },
+      },
+    },
+  };
+}
 
 export function buildOpenApi(opts: { publicUrl: string }): object {
   const paths: Json = {};
@@ -179,6 +228,7 @@ export function buildOpenApi(opts: { publicUrl: string }): object {
   paths['/mcp'] = freeOperation('mcpCatalog', 'MCP catalogue: wires, filters, prices and preview routes (no items)', object);
   paths['/llms-full.txt'] = freeOperation('llmsFull', 'The full route list as text', { type: 'string' }, 'text/plain');
   paths['/openapi.json'] = freeOperation('openapi', 'This document', object);
+  paths['/stream'] = streamOperation();
   paths['/.well-known/x402'] = freeOperation('priceList', 'Price list: the exact x402 offer of every paid route', object);
   return {
     openapi: '3.0.3',

@@ -17,8 +17,16 @@ export function toOpenApiSchema(schema: TSchema): Json {
     return { type: 'string', enum: s.anyOf.map((m: Json) => m.const) };
   }
   if ('const' in s) return { type: 'string', enum: [s.const] }; // a union of one literal
+  if (Array.isArray(s.anyOf)) return { anyOf: s.anyOf.map((m: TSchema) => toOpenApiSchema(m)) };
   const out: Json = {};
   for (const key of SCHEMA_KEYWORDS) if (key in s) out[key] = s[key];
+  if (s.properties) {
+    out.properties = Object.fromEntries(Object.entries(s.properties as Record<string, TSchema>).map(([k, v]) => [k, toOpenApiSchema(v)]));
+    if (s.required) out.required = s.required;
+    if (s.additionalProperties === false) out.additionalProperties = false;
+  }
+  // A TypeBox Record: any property name, each value of one schema.
+  if (s.patternProperties) out.additionalProperties = toOpenApiSchema(Object.values(s.patternProperties as Record<string, TSchema>)[0]!);
   return out;
 }
 

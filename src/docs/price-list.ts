@@ -4,8 +4,10 @@
  */
 import { PAID_ROUTES } from '../catalog/index.js';
 import { NETWORK, USDC_BASE, type Offer } from '../pay/offer.js';
+import { BLOCK_MINUTES } from '../stream/protocol.js';
 
-export function buildPriceList(offers: ReadonlyMap<string, Offer>, payTo: string | null): object {
+/** `offers`: paid route path → offer; `streams`: wire id → its stream block's offer. */
+export function buildPriceList(offers: ReadonlyMap<string, Offer>, payTo: string | null, streams: ReadonlyMap<string, Offer> = new Map()): object {
   return {
     x402Version: 2,
     network: NETWORK,
@@ -22,6 +24,15 @@ export function buildPriceList(offers: ReadonlyMap<string, Offer>, payTo: string
       accepts: offers.has(r.path) ? [offers.get(r.path)!.requirements] : [],
       // The same discovery extension (x402 Bazaar) the route's offer carries.
       extensions: offers.get(r.path)?.paymentRequired.extensions ?? {},
+    })),
+    // WebSocket push (/stream), sold in blocks of minutes: `amount` buys `block_minutes`.
+    streams: [...streams].map(([wire, o]) => ({
+      path: `/stream?wire=${wire}`,
+      wire,
+      price: o.price,
+      amount: o.requirements.amount,
+      block_minutes: BLOCK_MINUTES,
+      accepts: [o.requirements],
     })),
   };
 }

@@ -29,7 +29,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
-import { attachStream, STREAM_PATH, type StreamEndpoint } from './stream.js';
+import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
 export interface ServerDeps {
@@ -152,7 +152,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   };
 }
 
-function buildHandlers(deps: ServerDeps): Map<string, Handler> {
+function buildHandlers(deps: ServerDeps, streamOffers: ReadonlyMap<string, Offer>): Map<string, Handler> {
   const { config } = deps;
   const handlers = new Map<string, Handler>();
   const offers = new Map<string, Offer>();
@@ -170,7 +170,7 @@ function buildHandlers(deps: ServerDeps): Map<string, Handler> {
   const json = (value: unknown) => JSON.stringify(value, null, 2);
   handlers.set('/openapi.json', staticHandler(json(buildOpenApi({ publicUrl: config.publicUrl })), JSON_TYPE));
   handlers.set('/llms-full.txt', staticHandler(buildLlmsText(config.publicUrl), 'text/plain; charset=utf-8'));
-  handlers.set('/.well-known/x402', staticHandler(json(buildPriceList(offers, config.payTo)), JSON_TYPE));
+  handlers.set('/.well-known/x402', staticHandler(json(buildPriceList(offers, config.payTo, streamOffers)), JSON_TYPE));
   handlers.set('/mcp', staticHandler(json(buildMcpCatalog(config.publicUrl)), JSON_TYPE));
   // Health and sources carry live poll state: built per request (free, rarely called routes).
   const noStore = [['Cache-Control', 'no-store']] as const;
@@ -287,13 +287,14 @@ function mcpHandler(deps: ServerDeps) {
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
 export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
-  const handlers = buildHandlers(deps);
+  const offers = streamOffers(deps.config, deps.payments !== null);
+  const handlers = buildHandlers(deps, offers);
   // Requests that are no WebSocket upgrade reach the dispatcher.
   handlers.set(STREAM_PATH, (res, _req, method) => sendError(res, method, UPGRADE_REQUIRED, false, [['Upgrade', 'websocket']]));
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
   const stats = new RequestStats([...handlers.keys(), OTHER_ROUTE]);
   const app = deps.uws.uws.App();
-  const stream = attachStream(app, deps, stats);
+  const stream = attachStream(app, { ...deps, offers }, stats);
   handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);
   app.any('/*', (res, req) => {

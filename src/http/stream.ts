@@ -66,6 +66,27 @@ interface StreamDeps {
   wires: ReadonlyMap<string, WireIndex>;
   /** Shorter paid time for tests; the default is the documented block. */
   streamTiming?: StreamTiming;
+  /** Wire id → its block's offer (`streamOffers`); empty when payments are off. */
+  offers: ReadonlyMap<string, Offer>;
+}
+
+/** Each wire's block offer: BLOCK_MINUTES of push at the wire's per-call price a minute. */
+export function streamOffers(config: Readonly<Config>, paymentsOn: boolean): Map<string, Offer> {
+  const offers = new Map<string, Offer>();
+  if (!paymentsOn || !config.payTo) return offers;
+  for (const [id, s] of streamWires()) {
+    offers.set(
+      id,
+      buildOffer(s.route, config.payTo, config.publicUrl, config.paymentTimeoutSec, {
+        path: `${STREAM_PATH}?wire=${id}`,
+        amount: s.blockAmount,
+        price: s.blockPrice,
+        description: `${BLOCK_MINUTES} minutes of ${s.wire.title} items pushed over WebSocket as they arrive`,
+        message: `A ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
+      }),
+    );
+  }
+  return offers;
 }
 
 /** An empty paid body: a block's purchase returns its paid time, not data. */
@@ -75,21 +96,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const statsSlot = stats.slot(STREAM_PATH);
   const { config, payments } = deps;
   const streams = streamWires();
-  const offers = new Map<string, Offer>();
-  if (payments && config.payTo) {
-    for (const [id, s] of streams) {
-      offers.set(
-        id,
-        buildOffer(s.route, config.payTo, config.publicUrl, config.paymentTimeoutSec, {
-          path: `${STREAM_PATH}?wire=${id}`,
-          amount: s.blockAmount,
-          price: s.blockPrice,
-          description: `${BLOCK_MINUTES} minutes of ${s.wire.title} items pushed over WebSocket as they arrive`,
-          message: `A ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
-        }),
-      );
-    }
-  }
+  const offers = deps.offers;
   const timing = deps.streamTiming ?? STREAM_TIMING;
   const hub = new StreamHub(deps.wires, (topic, message) => app.publish(topic, message), timing.blockMs);
   const open = new Set<Conn>();

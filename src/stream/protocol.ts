@@ -57,7 +57,8 @@ export const SERVER_MESSAGES = {
   unsubscribed: '{"type":"unsubscribed","sub":key}',
   item: '{"type":"item","sub":key,"update":false|true,"item":{…the envelope\'s article JSON…}} — once per new item that matches; update=true when a stored item changed',
   renew: '{"type":"renew","paid_until":ISO time,"payment_required":PaymentRequired} — 60 s before the paid time ends: send {"type":"pay"} with the next block',
-  error: '{"type":"error","code":…,"message":…,…} — the request message was refused; the connection stays open',
+  error: '{"type":"error","error":{"code":…,"message":…,…},"payment_required"?:PaymentRequired} — the message was refused (a refused payment carries the offer again); the connection stays open',
+  payment_required: '{"type":"payment_required","payment_required":PaymentRequired} — the first message of a pay=message connection',
 } as const;
 
 export type ParsedMessage = { ok: true; message: ClientMessage } | { ok: false; error: ApiError };
