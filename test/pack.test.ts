@@ -112,7 +112,7 @@ describe('packed client', { timeout: 60_000 }, () => {
     await client.connect(new StdioClientTransport({ command: bin('wires-mcp'), args: [], cwd: app, env, stderr: 'pipe' }), { timeout: 20_000 });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(names, TOOLS.map((t) => t.name).sort());
+      assert.deepEqual(names, [...TOOLS.map((t) => t.name), 'stream_poll'].sort(), 'the wire tools, and stream_poll');
       const texts = (r: Record<string, unknown>) => (r.content as { text: string }[]).map((c) => c.text);
 
       const preview = texts(await client.callTool({ name: 'edgar_preview', arguments: { limit: 2 } }));

@@ -3,6 +3,7 @@
  * `wires`: the service from a terminal.
  *
  *   wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
+ *   wires stream <wire> [q] [--<filter> value] [--json]
  *   wires health | prices
  *   wires --help | wires <wire> --help
  *
@@ -10,12 +11,19 @@
  * MAX_SPEND_USD, after checking the offer against the published price list); otherwise
  * shows the free preview and says so. WIRES_URL names the service (default
  * http://localhost:4021).
+ *
+ * `wires stream` prints items as the service stores them (WebSocket push), paying for blocks
+ * of 10 minutes and renewing while MAX_SPEND_USD allows; MAX_PRICE_PER_CALL_USD is compared
+ * with the block's price per minute. It needs WALLET_PRIVATE_KEY (streams have no preview).
  */
 import { WIRES, type WireDef } from '../catalog/index.js';
-import { previewParams, WiresClient, WiresError, type Envelope } from './client.js';
+import { previewParams, WiresClient, WiresError, type Article, type Envelope } from './client.js';
 import { clientFromEnv } from './env.js';
+import type { StreamItem } from './stream.js';
+import type { WireId } from './wires.gen.js';
 
 const USAGE = `usage: wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
+       wires stream <wire> [q] [--<filter> value] [--json]   (push; needs WALLET_PRIVATE_KEY)
        wires health | prices
 wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`;
 
@@ -36,13 +44,24 @@ interface Parsed {
   json: boolean;
 }
 
-function parseArgs(argv: string[]): Parsed | { command: 'health' | 'prices'; json: boolean } | { help: string } {
+interface StreamArgs {
+  stream: WireDef;
+  params: Record<string, string>;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Parsed | StreamArgs | { command: 'health' | 'prices'; json: boolean } | { help: string } {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') return { help: help(rest[0]) };
+  if (name === 'stream' && (rest.includes('--help') || rest.includes('-h'))) {
+    const wire = WIRES.find((w) => w.id === rest[0]);
+    return { help: wire ? `${USAGE}\nstream ${wire.id}: --${wire.filter.name} ${wire.filter.values.join('|')}, --json` : USAGE };
+  }
   if (rest.includes('--help') || rest.includes('-h')) return { help: help(name) };
   if (!name) throw new UsageError(USAGE);
   const json = rest.includes('--json');
   if (name === 'health' || name === 'prices') return { command: name, json };
+  if (name === 'stream') return parseStream(rest, json);
   // A wire id, or another paid route by name (headlines).
   const wire = WIRES.find((w) => w.id === name) ?? WIRES.find((w) => w.paid.some((r) => r.path === `/${name}`));
   if (!wire) throw new UsageError(`unknown wire "${name}"; wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`);
@@ -76,6 +95,26 @@ function parseArgs(argv: string[]): Parsed | { command: 'health' | 'prices'; jso
   return { wire, path: route.path, params, preview, json };
 }
 
+/** `stream <wire> [q] [--<filter> value] [--json]`: a stream takes the wire's filter and q only. */
+function parseStream([name, ...rest]: string[], json: boolean): StreamArgs {
+  const wire = WIRES.find((w) => w.id === name);
+  if (!wire) throw new UsageError(name ? `unknown wire "${name}"; wires: ${WIRES.map((w) => w.id).join(', ')}` : USAGE);
+  const params: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === '--json') continue;
+    if (arg === `--${wire.filter.name}`) {
+      const value = rest[++i];
+      if (value === undefined || !wire.filter.values.includes(value)) throw new UsageError(`invalid --${wire.filter.name} "${value ?? ''}"; allowed: ${wire.filter.values.join(', ')}`);
+      params[wire.filter.name] = value;
+    } else if (arg.startsWith('--')) {
+      throw new UsageError(`unknown option ${arg} for wires stream ${name}; options: --${wire.filter.name}, --json`);
+    } else if (params.q === undefined) params.q = arg;
+    else throw new UsageError(`unexpected argument "${arg}"\n${USAGE}`);
+  }
+  return { stream: wire, params, json };
+}
+
 const tty = process.stdout.isTTY === true;
 const paint = (code: string, s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
 
@@ -96,6 +135,28 @@ function table(env: Envelope): string {
     .join('\n');
 }
 
+/** One line per item: time, source, title, url. */
+function line({ update, item }: { update: boolean; item: Article }): string {
+  const time = new Date(item.published).toTimeString().slice(0, 8);
+  return `${paint('2', time)}  ${paint('36', String(item.source).slice(0, 18).padEnd(18))}  ${paint('1', item.title)}${update ? paint('2', ' (updated)') : ''}  ${paint('2', item.url)}`;
+}
+
+/** Prints pushed items until the stream ends (an error: exit 1) or the process is stopped. */
+async function stream(client: WiresClient, { stream: wire, params, json }: StreamArgs): Promise<number> {
+  if (!client.canPay) throw new WiresError('payment_required', `wires stream needs WALLET_PRIVATE_KEY: a ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`);
+  const s = client.stream(wire.id as WireId, params, {
+    onEvent: (e) =>
+      process.stderr.write(
+        e.type === 'paid'
+          ? `paid ${e.usd} USD for the stream until ${e.paidUntil}; spent this run: ${+client.spentUsd.toFixed(6)} USD\n`
+          : `not renewing: ${e.error.message}; the stream ends at ${e.paidUntil}\n`,
+      ),
+  });
+  s.ready.then((sub) => process.stderr.write(`subscribed to ${sub}; waiting for new items (Ctrl-C to stop)\n`), () => {});
+  for await (const item of s as AsyncIterable<StreamItem>) process.stdout.write((json ? JSON.stringify(item) : line(item)) + '\n');
+  return 0;
+}
+
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
   if ('help' in parsed) {
@@ -103,6 +164,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const client: WiresClient = clientFromEnv();
+  if ('stream' in parsed) return stream(client, parsed);
   if ('command' in parsed) {
     const value = parsed.command === 'health' ? await client.health() : Object.fromEntries(await client.prices());
     process.stdout.write(JSON.stringify(value, null, 2) + '\n');

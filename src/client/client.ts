@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../pay/transfer-types.js';
+import { openStream, type StreamOptions, type WireStream } from './stream.js';
 import type { WireFilters, WireId } from './wires.gen.js';
 
 export type { WireFilters, WireId } from './wires.gen.js';
@@ -76,6 +77,12 @@ export class WiresError extends Error {
   }
 }
 
+/** x402 v2 PaymentRequired, as a 402's PAYMENT-REQUIRED header or a stream message carries it. */
+export interface PaymentRequired {
+  accepts?: Offer[];
+  resource?: unknown;
+}
+
 interface Offer {
   scheme: string;
   network: string;
@@ -88,6 +95,9 @@ interface Offer {
 
 const atomicToUsd = (amount: string) => Number(amount) / 1e6;
 
+/** Minutes a stream payment buys, when the price list does not say (it is the service's block). */
+const STREAM_BLOCK_MINUTES = 10;
+
 export class WiresClient {
   readonly url: string;
   private readonly account: PrivateKeyAccount | null;
@@ -96,6 +106,8 @@ export class WiresClient {
   private readonly http: typeof fetch;
   private spent = 0;
   private priceList: Promise<Map<string, Offer>> | null = null;
+  /** Price-list path → minutes one payment buys, for the streams (a call buys one "unit"). */
+  private readonly blockMinutes = new Map<string, number>();
 
   constructor(opts: ClientOptions) {
     this.url = opts.url.replace(/\/$/, '');
@@ -131,6 +143,41 @@ export class WiresClient {
     return this.call(def.paid[0]!.path, all);
   }
 
+  /**
+   * Opens a push stream of `wire` (WebSocket `/stream?wire=…`) subscribed to `params` (its
+   * filter and/or q) and yields items as the service stores them. It needs a wallet key: it
+   * pays for a block of minutes at once and for the next block when the service asks, with
+   * the same offer checks as a paid call. `maxSpendUsd` caps the total; `maxPricePerCallUsd`
+   * is compared with the block's price per minute (a block of 10 minutes at 0.05 USD passes a
+   * 0.005 limit), since a minute of stream replaces about one poll. When a renewal is refused
+   * the stream runs to the end of its paid time, then the iteration throws that refusal.
+   * Breaking out of `for await` (or `close()`) closes the connection.
+   */
+  stream<W extends WireId>(wire: W, params: { q?: string } & WireFilters[W] = {} as WireFilters[W], opts: StreamOptions = {}): WireStream {
+    const def = WIRES.find((w) => w.id === wire);
+    if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
+    // Checked here before anything is signed, so a typo costs nothing.
+    for (const [name, value] of Object.entries(params as Record<string, string>)) {
+      if (name !== 'q' && name !== def.filter.name) {
+        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; a ${wire} stream takes: ${def.filter.name}, q`, { status: 400, param: name, allowed: [def.filter.name, 'q'] });
+      }
+      if (name === def.filter.name && !def.filter.values.includes(value)) {
+        throw new WiresError('invalid_parameter', `${name} must be one of: ${def.filter.values.join(', ')}`, { status: 400, param: name, allowed: def.filter.values });
+      }
+    }
+    const path = `/stream?wire=${encodeURIComponent(wire)}`;
+    return openStream(`${this.url.replace(/^http/, 'ws')}${path}&pay=message`, params as Record<string, string>, opts, {
+      // Every block goes through the same checks and signature as a paid call.
+      pay: async (required) => {
+        if (!this.account) throw new WiresError('payment_required', `streams are paid (${path}); set a wallet key (WALLET_PRIVATE_KEY) to open one`);
+        return this.authorizeOffer(path, required);
+      },
+      paid: (usd) => {
+        this.spent += usd;
+      },
+    });
+  }
+
   /** Calls a route by path, paying if it is a paid one. */
   async call(path: string, params: Record<string, string | number | undefined> = {}): Promise<CallResult> {
     const route = ROUTES.find((r) => r.path === path);
@@ -145,10 +192,9 @@ export class WiresClient {
   }
 
   private async pay(route: Route, target: string, first: Response): Promise<CallResult> {
-    const { header, offer } = await this.authorize(route, first);
+    const { header, usd: priceUsd } = await this.authorize(route, first);
     const paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': header } });
     if (paid.status !== 200) throw await serviceError(paid);
-    const priceUsd = atomicToUsd(offer.amount);
     this.spent += priceUsd;
     const settlement = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
     return { envelope: (await paid.json()) as Envelope, paidUsd: priceUsd, route: route.path, settlement };
@@ -167,15 +213,24 @@ export class WiresClient {
   }
 
   /** Reads the 402's offer, checks it, and signs an authorization for exactly its price. */
-  private async authorize(route: Route, first: Response): Promise<{ header: string; offer: Offer }> {
+  private async authorize(route: Route, first: Response): Promise<{ header: string; usd: number }> {
     const body = (await first.json().catch(() => ({}))) as { error?: { message?: string } };
     if (!this.account) throw new WiresError('payment_required', `${route.path} costs ${route.def.price} USD per call; set a wallet key to pay, or use the preview ${route.previewPath}`);
-    const required = JSON.parse(Buffer.from(first.headers.get('payment-required') ?? '', 'base64').toString('utf8') || '{}') as { accepts?: Offer[]; resource?: unknown };
+    const required = JSON.parse(Buffer.from(first.headers.get('payment-required') ?? '', 'base64').toString('utf8') || '{}') as PaymentRequired;
+    return this.authorizeOffer(route.path, required, body.error?.message);
+  }
+
+  /**
+   * Every payment this client makes goes through here: the exact offer on Base of `required`
+   * (a call's 402 or a stream's block), checked against the price list and the limits, then
+   * signed. Returns the header value and the USD it pays (counted once the service accepts).
+   */
+  private async authorizeOffer(path: string, required: PaymentRequired, why = ''): Promise<{ header: string; usd: number }> {
     const offer = required.accepts?.find((a) => a.scheme === 'exact' && a.network === 'eip155:8453');
-    if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${route.path}: ${body.error?.message ?? ''}`.trim());
-    await this.checkOffer(route.path, offer);
+    if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${path}: ${why}`.trim());
+    await this.checkOffer(path, offer);
     const payload = await this.sign(offer, required.resource);
-    return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), offer };
+    return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), usd: atomicToUsd(offer.amount) };
   }
 
   /** Refuses (before any signature) an offer that is not the published price or is over a limit. */
@@ -185,17 +240,31 @@ export class WiresClient {
       throw new WiresError('price_mismatch', `the offer for ${path} differs from the service's published price list (/.well-known/x402); not signing`);
     }
     const price = atomicToUsd(offer.amount);
-    if (price > this.maxPrice) throw new WiresError('over_price_limit', `${path} costs ${price} USD, above the limit of ${this.maxPrice} USD per call`);
+    // A stream's payment buys minutes: its per-minute price is what the per-call limit caps.
+    const minutes = this.blockMinutes.get(path);
+    if (minutes !== undefined) {
+      const perMinute = price / minutes;
+      if (perMinute > this.maxPrice + 1e-12) {
+        throw new WiresError('over_price_limit', `${path} costs ${price} USD per ${minutes} minutes (${perMinute} USD a minute), above the limit of ${this.maxPrice} USD per call (compared per minute)`);
+      }
+    } else if (price > this.maxPrice) throw new WiresError('over_price_limit', `${path} costs ${price} USD, above the limit of ${this.maxPrice} USD per call`);
     if (this.spent + price > this.maxSpend + 1e-9) {
       throw new WiresError('over_spend_limit', `paying ${price} USD would take this session's spend to ${(this.spent + price).toFixed(3)} USD, above the limit of ${this.maxSpend} USD`);
     }
   }
 
-  /** The published price list: path → the offer a client should see. */
+  /** The published price list: path → the offer a client should see (streams: `/stream?wire=<id>`). */
   prices(): Promise<Map<string, Offer>> {
     this.priceList ??= this.http(`${this.url}/.well-known/x402`)
-      .then((r) => r.json() as Promise<{ routes: { path: string; accepts: Offer[] }[] }>)
-      .then((list) => new Map(list.routes.map((r) => [r.path, r.accepts[0]!])))
+      .then((r) => r.json() as Promise<PriceList>)
+      .then((list) => {
+        const map = new Map(list.routes.map((r) => [r.path, r.accepts[0]!]));
+        for (const s of list.streams ?? streamsFromRoutes(list.routes)) {
+          map.set(s.path, s.accepts[0]!);
+          this.blockMinutes.set(s.path, s.block_minutes);
+        }
+        return map;
+      })
       .catch((err) => {
         this.priceList = null;
         throw new WiresError('no_price_list', `cannot read ${this.url}/.well-known/x402: ${(err as Error).message}`);
@@ -248,7 +317,29 @@ export function previewParams<P extends Record<string, string | number | undefin
   return out as P;
 }
 
-async function serviceError(res: Response): Promise<WiresError> {
+interface PriceList {
+  routes: { path: string; wire: string; accepts: Offer[] }[];
+  streams?: { path: string; block_minutes: number; accepts: Offer[] }[];
+}
+
+/**
+ * For a service whose price list predates its `streams` entries: a wire's stream is priced as
+ * its first searchable paid route, times the block's minutes (how the service prices it).
+ */
+function streamsFromRoutes(routes: PriceList['routes']): NonNullable<PriceList['streams']> {
+  const out = new Map<string, NonNullable<PriceList['streams']>[number]>();
+  for (const r of routes) {
+    const route = ROUTES.find((x) => x.path === r.path);
+    const path = `/stream?wire=${r.wire}`;
+    if (!route || route.def.q === 'none' || out.has(path) || !r.accepts[0]) continue;
+    const amount = (BigInt(r.accepts[0].amount) * BigInt(STREAM_BLOCK_MINUTES)).toString();
+    out.set(path, { path, block_minutes: STREAM_BLOCK_MINUTES, accepts: [{ ...r.accepts[0], amount }] });
+  }
+  return [...out.values()];
+}
+
+/** A WiresError from a service's error answer (an HTTP call, or a refused stream upgrade). */
+export async function serviceError(res: Response): Promise<WiresError> {
   const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; param?: string; allowed?: string[] } } | null;
   const e = body?.error;
   return new WiresError(e?.code ?? `http_${res.status}`, e?.message ?? `the service answered ${res.status}`, {

@@ -4,13 +4,20 @@
  * paid ones from a wallet (WALLET_PRIVATE_KEY), within MAX_PRICE_PER_CALL_USD per call and
  * MAX_SPEND_USD per process, after checking each offer against the published price list.
  * When it cannot or may not pay, it answers with the free preview and says why.
+ *
+ * `stream_poll` turns the service's push stream into something an agent can poll: its first
+ * call opens a paid subscription (WebSocket, renewed while MAX_SPEND_USD allows) and each
+ * later call with the same arguments returns the items that arrived since the previous one.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ROUTE_BY_TOOL, TOOLS } from '../mcp/tools.js';
+import { WIRES } from '../catalog/index.js';
+import { ROUTE_BY_TOOL, TOOLS, type ToolDef } from '../mcp/tools.js';
 import { previewParams, WiresError, type CallResult } from './client.js';
 import { clientFromEnv } from './env.js';
+import type { WireStream } from './stream.js';
+import type { WireId } from './wires.gen.js';
 
 const client = clientFromEnv();
 const server = new Server({ name: 'wires-mcp', version: '0.1.0' }, { capabilities: { tools: {} } });
@@ -18,9 +25,63 @@ const server = new Server({ name: 'wires-mcp', version: '0.1.0' }, { capabilitie
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 const describe = (r: CallResult) => JSON.stringify(r.envelope);
 
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS] }));
+const STREAM_POLL: ToolDef = {
+  name: 'stream_poll',
+  title: 'Poll a live push subscription of a wire',
+  description:
+    "Subscribes to a wire's live stream and returns the items stored since the previous call with the same arguments. The first call opens the subscription (paid from the local wallet in blocks of 10 minutes at 10x the wire's per-call price, renewed automatically within the spending limit) and returns no items yet; call again later to collect new ones.",
+  inputSchema: {
+    type: 'object',
+    properties: {
+      wire: { type: 'string', enum: WIRES.map((w) => w.id), description: 'The wire to follow' },
+      filter: { type: 'string', description: "A value of the wire's filter (e.g. markets for news, 8-k for edgar); omit for all" },
+      q: { type: 'string', description: 'Search terms an item must match; omit for all items' },
+    },
+    required: ['wire'],
+    additionalProperties: false,
+  },
+};
+
+/** Open subscriptions by their arguments: one stream each, polled by later calls. */
+const streams = new Map<string, WireStream>();
+
+async function streamPoll(args: Record<string, string>) {
+  const wire = WIRES.find((w) => w.id === args.wire);
+  if (!wire) return { isError: true, content: text(`unknown wire "${args.wire}" (allowed: ${WIRES.map((w) => w.id).join(', ')})`) };
+  if (!client.canPay) return { isError: true, content: text('Streams are paid and no WALLET_PRIVATE_KEY is configured, so no subscription was opened. Use the free preview tools instead.') };
+  const params: Record<string, string> = {};
+  if (args.filter) params[wire.filter.name] = args.filter;
+  if (args.q) params.q = args.q;
+  const key = JSON.stringify([wire.id, params]);
+  let stream = streams.get(key);
+  if (!stream) {
+    try {
+      stream = client.stream(wire.id as WireId, params);
+      streams.set(key, stream);
+      const sub = await stream.ready;
+      return { content: text(`Subscribed to ${sub}, paid until ${stream.paidUntil} (spent this session: ${+client.spentUsd.toFixed(6)} USD). No items yet: call stream_poll again with the same arguments to get the items that arrived since.`) };
+    } catch (err) {
+      streams.delete(key);
+      return { isError: true, content: text(`No subscription opened: ${(err as Error).message}`) };
+    }
+  }
+  const items = stream.take();
+  const notes: string[] = [];
+  if (stream.dropped) notes.push(`${stream.dropped} items in all were dropped (the oldest) because nobody polled for long.`);
+  if (stream.closed) {
+    // The next call with these arguments opens (and pays for) a new subscription.
+    streams.delete(key);
+    notes.push(`The subscription has ended: ${stream.error?.message ?? 'closed'}. Calling again opens a new one (a new payment).`);
+  } else notes.push(`Subscription ${stream.sub} is paid until ${stream.paidUntil}; spent this session: ${+client.spentUsd.toFixed(6)} USD.`);
+  return { content: text(JSON.stringify({ count: items.length, items })).concat(text(notes.join(' '))) };
+}
+
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS, STREAM_POLL] }));
 
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  if (req.params.name === STREAM_POLL.name) {
+    return streamPoll(Object.fromEntries(Object.entries(req.params.arguments ?? {}).map(([k, v]) => [k, String(v)])));
+  }
   const route = ROUTE_BY_TOOL.get(req.params.name);
   if (!route) return { isError: true, content: text(`unknown tool ${req.params.name}`) };
   const args = Object.fromEntries(Object.entries(req.params.arguments ?? {}).map(([k, v]) => [k, String(v)]));
