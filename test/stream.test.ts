@@ -147,6 +147,8 @@ describe('subscriptions', () => {
     const first = await c.next();
     assert.equal(first.type, 'payment_required');
     assert.equal(first.payment_required.accepts[0].amount, NEWS_BLOCK);
+    c.send({ type: 'subscribe', params: { category: 'nope' } });
+    assert.equal((await c.next('error')).error.code, 'invalid_parameter', 'a subscription is checked before payment');
     c.send({ type: 'subscribe' });
     assert.equal((await c.next('error')).error.code, 'payment_required');
     c.send({ type: 'pay', payment: await pay('1') });

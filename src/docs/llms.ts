@@ -75,7 +75,7 @@ function streamText(): string[] {
     'Paid time is kept per payment: presenting the same payment again (a reconnect) gives the same paid_until, never a second block.',
     '',
     'Client messages (JSON text):',
-    '- {"type":"subscribe","params":{"<filter>":"<value>","q":"<terms>"}}: the wire\'s filter and q, validated as on its paid route (since and limit do not apply); every q term must be in the title or summary.',
+    '- {"type":"subscribe","params":{"<filter>":"<value>","q":"<terms>"}}: the wire\'s filter and q, validated as on its paid route (since and limit do not apply); every q term must be in the title or summary. It is checked before payment: on an unpaid connection a valid one answers payment_required.',
     '- {"type":"unsubscribe","sub":"<key>"}',
     '- {"type":"pay","payment":"<base64 PaymentPayload, as in PAYMENT-SIGNATURE>"}: the first payment (pay=message) or a renewal; a renewal starts where the paid time ends.',
     '',

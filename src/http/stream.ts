@@ -209,9 +209,10 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         hub.subscriptions.release(sub);
         return message(conn, `{"type":"unsubscribed","sub":${JSON.stringify(sub.key)}}`);
       }
-      if (conn.paidUntil <= Date.now()) return error(conn, apiError(402, 'payment_required', 'Pay for a block first: {"type":"pay","payment":…}.'));
+      // Checked before payment, so a client can try a subscription before it pays for it.
       const wanted = conn.stream.subscription(m.params ?? {});
       if (!wanted.ok) return error(conn, wanted.error);
+      if (conn.paidUntil <= Date.now()) return error(conn, apiError(402, 'payment_required', 'The subscription is valid; pay for a block first: {"type":"pay","payment":…}.'));
       if (!conn.subs.has(wanted.key)) {
         if (conn.subs.size >= MAX_SUBSCRIPTIONS) return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
         const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
