@@ -1,0 +1,103 @@
+/**
+ * The client side of bench:freshness, in its own process (on core 1): SUBSCRIBERS paid
+ * WebSocket streams subscribed to the probe's filter, and one bot polling the paid route with
+ * a fresh payment each time. Every arrival is stamped with the monotonic clock, which all
+ * processes of the machine share, so the parent compares it with its own stamps.
+ *
+ *   node freshness-clients.js <port> <subscribers> <poll-ms>
+ *
+ * Prints `ready` once every stream is subscribed; on a `done` line on stdin, prints one JSON
+ * line: per probe title, when the polling bot first saw it, when subscriber 0 got it, and when
+ * the last of the subscribers got it.
+ */
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import WebSocket from 'ws';
+import { Pool } from 'undici';
+import { USDC_BASE, USDC_DOMAIN } from '../src/pay/offer.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/pay/transfer-types.js';
+import { CHAIN_ID } from '../src/pay/verify.js';
+
+const [portArg, subscribersArg, pollMsArg] = process.argv.slice(2);
+const port = Number(portArg);
+const SUBSCRIBERS = Number(subscribersArg ?? 1000);
+const POLL_MS = Number(pollMsArg ?? 20);
+const PAY_TO = process.env.PAY_TO as `0x${string}`;
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+const account = privateKeyToAccount(generatePrivateKey());
+async function payment(amount: string): Promise<string> {
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
+  const message = { from: account.address, to: PAY_TO, value: BigInt(amount), validAfter: 0n, validBefore, nonce: `0x${randomBytes(32).toString('hex')}` as `0x${string}` };
+  const signature = await account.signTypedData({
+    domain: { ...USDC_DOMAIN, chainId: CHAIN_ID, verifyingContract: USDC_BASE },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  });
+  const accepted = { scheme: 'exact', network: 'eip155:8453', amount, asset: USDC_BASE, payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { ...USDC_DOMAIN } };
+  const authorization = { ...message, value: amount, validAfter: '0', validBefore: String(validBefore) };
+  return Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload: { signature, authorization } })).toString('base64');
+}
+
+/** title → [first seen by the polling bot, subscriber 0, last subscriber, subscribers reached] */
+const seen = new Map<string, [number, number, number, number]>();
+const entry = (title: string) => {
+  let e = seen.get(title);
+  if (!e) seen.set(title, (e = [NaN, NaN, NaN, 0]));
+  return e;
+};
+const TITLE = /"title":"(Freshness probe \d+)"/;
+
+const streams: WebSocket[] = [];
+for (let i = 0; i < SUBSCRIBERS; i++) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/stream?wire=news`, { headers: { 'PAYMENT-SIGNATURE': await payment('50000') } });
+  const first = i === 0;
+  ws.on('message', (data) => {
+    const at = now();
+    const m = TITLE.exec(data.toString());
+    if (!m) return;
+    const e = entry(m[1]!);
+    if (first) e[1] = at;
+    e[2] = Number.isNaN(e[2]) ? at : Math.max(e[2], at);
+    e[3]++;
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('message', () => {
+      ws.send(JSON.stringify({ type: 'subscribe', params: { category: 'markets', q: 'freshness probe' } }));
+      ws.once('message', () => resolve());
+    });
+    ws.once('error', reject);
+  });
+  streams.push(ws);
+}
+
+// The polling bot: a paid call every POLL_MS, each with a new authorization signed ahead.
+const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+const payments: string[] = [];
+let polling = true;
+const poller = (async () => {
+  while (polling) {
+    while (payments.length < 50) payments.push(await payment('5000'));
+    const started = performance.now();
+    const res = await pool.request({ path: '/headlines?category=markets&limit=5', method: 'GET', headers: { 'payment-signature': payments.pop()! } });
+    const body = await res.body.text();
+    const at = now();
+    for (const m of body.matchAll(/"title":"(Freshness probe \d+)"/g)) {
+      const e = entry(m[1]!);
+      if (Number.isNaN(e[0])) e[0] = at;
+    }
+    await new Promise((r) => setTimeout(r, Math.max(0, POLL_MS - (performance.now() - started))));
+  }
+})();
+
+process.stdout.write('ready\n');
+createInterface({ input: process.stdin }).once('line', async () => {
+  polling = false;
+  await poller;
+  process.stdout.write(JSON.stringify(Object.fromEntries(seen)) + '\n');
+  for (const ws of streams) ws.terminate();
+  await pool.close();
+  process.exit(0);
+});

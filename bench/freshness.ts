@@ -1,0 +1,134 @@
+/**
+ * How fresh is what a user gets? A local source publishes probe items at known times; the
+ * service polls it as it polls a real source (the breaking tier, every POLL_INTERVAL_SEC,
+ * conditional GET) and in another process (bench/freshness-clients.ts, core 1) a bot polls
+ * the paid route while SUBSCRIBERS paid streams wait for the same items. Reported, p50 and
+ * p99 over the probes:
+ *
+ *   - published → visible in a paid query (the bot polls every POLL_MS);
+ *   - published → delivered to a stream subscriber;
+ *   - index applied → delivered to the last of SUBSCRIBERS subscribers (targets: < 5 ms);
+ *   - the serving thread's own time to match and publish one item to all of them;
+ *   - preview p99 while the probes fan out against idle (target: < 2×).
+ *
+ *   npm run bench:freshness        (PROBES=40, SUBSCRIBERS=1000, POLL_MS=20)
+ *
+ * Every stamp is the monotonic clock (process.hrtime), shared by the processes of a machine.
+ */
+import { PIN, moveHelpers, onCore1, runLoad } from './placement.js';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { SOURCES } from '../src/catalog/index.js';
+import { loadConfig } from '../src/config.js';
+import { setLogLevel } from '../src/log.js';
+import { startService } from '../src/service.js';
+
+const PROBES = Number(process.env.PROBES ?? 40);
+const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
+const POLL_MS = Number(process.env.POLL_MS ?? 20);
+const PUBLISH_EVERY_MS = 400;
+const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const PROBE_SOURCE = 'cnbc-finance'; // news, filter markets, breaking tier
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+// The probe source: an RSS document of the newest probes, with an ETag, as a feed serves it.
+const published: { title: string; at: number; date: string }[] = [];
+const feed = createServer((req, res) => {
+  const etag = `"${published.length}"`;
+  if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { ETag: etag }).end();
+  const items = published
+    .slice(-20)
+    .map((p) => `<item><title>${p.title}</title><link>https://example.com/probe/${encodeURIComponent(p.title)}</link><guid>${p.title}</guid><pubDate>${p.date}</pubDate><description>A probe.</description></item>`)
+    .join('');
+  res.writeHead(200, { 'Content-Type': 'application/rss+xml', ETag: etag }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>probe</title><link>https://example.com/</link>${items}</channel></rss>`);
+});
+await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
+const dir = mkdtempSync(join(tmpdir(), 'wires-freshness-'));
+const overrides = Object.fromEntries(SOURCES.map((s) => [s.id, s.id === PROBE_SOURCE ? `http://127.0.0.1:${(feed.address() as AddressInfo).port}/probe` : 'http://127.0.0.1:9/closed']));
+writeFileSync(join(dir, 'sources.json'), JSON.stringify(overrides));
+
+setLogLevel('error');
+const service = await startService(
+  loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dir,
+    WIRES_SOURCES: join(dir, 'sources.json'),
+    POLL_INTERVAL_SEC: '1',
+    PAY_TO_ADDRESS: PAY_TO,
+    SETTLEMENT: 'optimistic',
+    OPTIMISTIC_MAX_UNSETTLED_USD: '1000',
+    FACILITATOR_URL: 'http://127.0.0.1:9',
+  }),
+);
+moveHelpers();
+
+// When the index applies each probe, and how long the serving thread spends publishing it.
+const applied = new Map<string, number>();
+const publishMs: number[] = [];
+const news = service.wires.get('news')!;
+const hubListener = news.onStored!;
+news.onStored = (item, terms, update) => {
+  const t0 = now();
+  if (item.title.startsWith('Freshness probe') && !applied.has(item.title)) applied.set(item.title, t0);
+  hubListener(item, terms, update);
+  if (item.title.startsWith('Freshness probe')) publishMs.push(now() - t0);
+};
+
+const [cmd, args] = onCore1([fileURLToPath(new URL('./freshness-clients.js', import.meta.url)), String(service.port), String(SUBSCRIBERS), String(POLL_MS)]);
+const clients = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, PAY_TO } });
+const lines = createInterface({ input: clients.stdout! })[Symbol.asyncIterator]();
+const opening = now();
+await lines.next(); // ready
+console.log(`${SUBSCRIBERS} paid streams subscribed in ${((now() - opening) / 1000).toFixed(1)} s`);
+
+const preview = `http://127.0.0.1:${service.port}/news/preview?q=rate&category=markets`;
+const seconds = Math.ceil((PROBES * PUBLISH_EVERY_MS) / 1000);
+await runLoad(preview, 1, 2); // warm-up
+const idle = await runLoad(preview, 1, seconds);
+const busyRun = runLoad(preview, 1, seconds);
+for (let i = 0; i < PROBES; i++) {
+  published.push({ title: `Freshness probe ${i}`, at: now(), date: new Date().toUTCString() });
+  await new Promise((r) => setTimeout(r, PUBLISH_EVERY_MS));
+}
+const busy = await busyRun;
+await new Promise((r) => setTimeout(r, 2500)); // the last probe's poll
+clients.stdin!.write('done\n');
+const seen = JSON.parse((await lines.next()).value as string) as Record<string, [number, number, number, number]>;
+
+const pct = (values: number[], p: number) => {
+  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
+};
+const rows: Record<string, { 'p50 ms': string; 'p99 ms': string; probes: number }> = {};
+const row = (name: string, values: number[]) => {
+  const v = values.filter(Number.isFinite);
+  rows[name] = { 'p50 ms': pct(v, 50).toFixed(2), 'p99 ms': pct(v, 99).toFixed(2), probes: v.length };
+};
+const pubAt = new Map(published.map((p) => [p.title, p.at]));
+const probes = [...pubAt.keys()];
+row('published → visible in a paid query', probes.map((t) => (seen[t]?.[0] ?? NaN) - pubAt.get(t)!));
+row('published → index applied', probes.map((t) => (applied.get(t) ?? NaN) - pubAt.get(t)!));
+row('published → delivered to a subscriber', probes.map((t) => (seen[t]?.[1] ?? NaN) - pubAt.get(t)!));
+row(`applied → delivered to all ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[2] ?? NaN) - (applied.get(t) ?? NaN)));
+row(`applied → delivered to the first`, probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)));
+row('serving thread: match + publish one item', publishMs);
+const reached = probes.map((t) => seen[t]?.[3] ?? 0);
+
+console.log(`pinning: ${PIN}; probes published every ${PUBLISH_EVERY_MS} ms, polled every 1 s (breaking tier), paid query every ${POLL_MS} ms`);
+console.table(rows);
+console.log(`subscribers reached per probe: min ${Math.min(...reached)}, max ${Math.max(...reached)} (of ${SUBSCRIBERS})`);
+console.table({
+  idle: { 'p50 ms': idle.p50, 'p99 ms': idle.p99, 'p99.9 ms': idle.p999, requests: idle.requests },
+  'during fan-out': { 'p50 ms': busy.p50, 'p99 ms': busy.p99, 'p99.9 ms': busy.p999, requests: busy.requests },
+});
+console.log(`preview p99 during fan-out / idle: ${(busy.p99 / idle.p99).toFixed(2)}× (target < 2×)`);
+clients.kill();
+await service.stop();
+feed.close();
