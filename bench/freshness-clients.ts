@@ -14,6 +14,8 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
 import { Pool } from 'undici';
 import { USDC_BASE, USDC_DOMAIN } from '../src/pay/offer.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/pay/transfer-types.js';
@@ -48,29 +50,81 @@ const entry = (title: string) => {
   if (!e) seen.set(title, (e = [NaN, NaN, NaN, 0]));
   return e;
 };
-const TITLE = /"title":"(Freshness probe \d+)"/;
+function arrived(title: string, at: number, first: boolean): void {
+  const e = entry(title);
+  if (first) e[1] = at;
+  e[2] = Number.isNaN(e[2]) ? at : Math.max(e[2], at);
+  e[3]++;
+}
 
-const streams: WebSocket[] = [];
-for (let i = 0; i < SUBSCRIBERS; i++) {
+const TITLE_BYTES = Buffer.from('Freshness probe ');
+/** A masked client text frame (RFC 6455 §5.3), for the raw subscribers. */
+function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const mask = randomBytes(4);
+  const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+  return Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4]!)]);
+}
+const SUBSCRIBE = JSON.stringify({ type: 'subscribe', params: { category: 'markets', q: 'freshness probe' } });
+/** The probe numbers in a chunk of frames, found without decoding them. */
+function probesIn(chunk: Buffer, found: (title: string) => void): void {
+  for (let at = chunk.indexOf(TITLE_BYTES); at !== -1; at = chunk.indexOf(TITLE_BYTES, at + 1)) {
+    let end = at + TITLE_BYTES.length;
+    while (chunk[end]! >= 48 && chunk[end]! <= 57) end++;
+    found(chunk.toString('latin1', at, end));
+  }
+}
+
+// Subscriber 0 is the `ws` library, as a bot would use it.
+const streams: { destroy(): void }[] = [];
+{
   const ws = new WebSocket(`ws://127.0.0.1:${port}/stream?wire=news`, { headers: { 'PAYMENT-SIGNATURE': await payment('50000') } });
-  const first = i === 0;
   ws.on('message', (data) => {
     const at = now();
-    const m = TITLE.exec(data.toString());
-    if (!m) return;
-    const e = entry(m[1]!);
-    if (first) e[1] = at;
-    e[2] = Number.isNaN(e[2]) ? at : Math.max(e[2], at);
-    e[3]++;
+    probesIn(Buffer.from(data as Buffer), (title) => arrived(title, at, true));
   });
   await new Promise<void>((resolve, reject) => {
     ws.once('message', () => {
-      ws.send(JSON.stringify({ type: 'subscribe', params: { category: 'markets', q: 'freshness probe' } }));
+      ws.send(SUBSCRIBE);
       ws.once('message', () => resolve());
     });
     ws.once('error', reject);
   });
-  streams.push(ws);
+  streams.push({ destroy: () => ws.terminate() });
+}
+// The others are raw sockets after a plain HTTP upgrade: the fan-out is timed at their
+// arrival, not at a WebSocket library's parsing of 1,000 messages in this one process.
+for (let i = 1; i < SUBSCRIBERS; i++) {
+  const [socket, head] = await new Promise<[Socket, Buffer]>(async (resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path: '/stream?wire=news',
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'PAYMENT-SIGNATURE': await payment('50000') },
+    });
+    req.on('upgrade', (_res, sock: Socket, head: Buffer) => resolve([sock, head]));
+    req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+  await new Promise<void>((resolve) => {
+    let frames = 0;
+    const onData = (chunk: Buffer) => {
+      const at = now();
+      if (frames < 2) {
+        // `paid`, then `subscribed` (they may share a chunk).
+        frames += chunk.toString('latin1').split('"type":"').length - 1;
+        if (frames === 1) socket.write(textFrame(SUBSCRIBE));
+        if (frames >= 2) resolve();
+        return;
+      }
+      probesIn(chunk, (title) => arrived(title, at, false));
+    };
+    socket.on('data', onData);
+    // What arrived with the 101 answer (the `paid` message, usually).
+    if (head.length) onData(head);
+  });
+  streams.push(socket);
 }
 
 // The polling bot: a paid call every POLL_MS, each with a new authorization signed ahead.
@@ -97,7 +151,7 @@ createInterface({ input: process.stdin }).once('line', async () => {
   polling = false;
   await poller;
   process.stdout.write(JSON.stringify(Object.fromEntries(seen)) + '\n');
-  for (const ws of streams) ws.terminate();
+  for (const s of streams) s.destroy();
   await pool.close();
   process.exit(0);
 });
