@@ -10,7 +10,7 @@
  * within 2× idle with the budget on.
  *
  * The service runs in this process with its serving thread alone on core 0; its other
- * threads, the preview client and the attacker share core 1 (BENCH_PIN=none: unpinned).
+ * threads, the preview client and the attacker (at nice 19) share core 1 (BENCH_PIN=none: unpinned).
  */
 import { moveHelpers, pinned, runLoad, type LoadResult } from './placement.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,15 @@ const ATTACK_CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const FORGED = 300;
 
-const load = (url: string, connections: number, extra: string[] = []) => runLoad(url, connections, SECONDS, extra);
+/**
+ * The preview client sends at a steady pace (1,000/s over 2 connections) and the attacker as
+ * fast as it can at the lowest priority: both share core 1, and an attacker is somebody else's
+ * machine, so it must not delay the preview client's own sends and reads. (Back to back at
+ * equal priority, the preview p99 measured the client waiting for core 1 behind the attacker.)
+ */
+const PREVIEW_INTERVAL_MS = Number(process.env.PREVIEW_INTERVAL_MS ?? 2);
+const previewLoad = (url: string) => runLoad(url, PREVIEW_CONNECTIONS, SECONDS, [], { intervalMs: PREVIEW_INTERVAL_MS });
+const attackLoad = (url: string) => runLoad(url, ATTACK_CONNECTIONS, SECONDS, [forgedFile, 'cycle'], { nice: 19 });
 
 setLogLevel('error');
 const dir = mkdtempSync(join(tmpdir(), 'wires-bench-attack-'));
@@ -46,9 +54,9 @@ const start = (budget: string) => startTestService({ FAILED_PAYMENTS_BURST: budg
 
 async function phase(service: Service, attack: boolean): Promise<{ preview: LoadResult; attacker?: LoadResult }> {
   const base = `http://127.0.0.1:${service.port}`;
-  const preview = `${base}/cve/preview?q=vulnerability`;
-  const attacker = attack ? load(`${base}/cve/latest?q=vulnerability`, ATTACK_CONNECTIONS, [forgedFile, 'cycle']) : undefined;
-  const result = await load(preview, PREVIEW_CONNECTIONS);
+  const previewUrl = `${base}/cve/preview?q=vulnerability`;
+  const attacker = attack ? attackLoad(`${base}/cve/latest?q=vulnerability`) : undefined;
+  const result = await previewLoad(previewUrl);
   return { preview: result, ...(attacker ? { attacker: await attacker } : {}) };
 }
 
@@ -64,7 +72,7 @@ const row = (r: { preview: LoadResult; attacker?: LoadResult }, idleP99: number)
 });
 
 const withBudget = await start(process.env.FAILED_PAYMENTS_BURST ?? '20');
-await load(`http://127.0.0.1:${withBudget.port}/cve/preview?q=vulnerability`, PREVIEW_CONNECTIONS); // warm-up
+await previewLoad(`http://127.0.0.1:${withBudget.port}/cve/preview?q=vulnerability`); // warm-up
 moveHelpers();
 const idle = await phase(withBudget, false);
 rows['idle'] = row(idle, idle.preview.p99);
@@ -78,7 +86,7 @@ await withoutBudget.stop();
 
 console.log(
   `${pinned ? 'serving thread alone on core 0; its other threads, the preview client and the attacker on core 1' : 'not pinned'}; ` +
-    `${SECONDS} s per phase; attacker: ${ATTACK_CONNECTIONS} connections from one address, ${FORGED} forged payments cycled`,
+    `${SECONDS} s per phase; previews paced at ${(PREVIEW_CONNECTIONS * 1000) / PREVIEW_INTERVAL_MS}/s; attacker (nice 19): ${ATTACK_CONNECTIONS} connections from one address, ${FORGED} forged payments cycled`,
 );
 console.table(rows);
 console.log(`target: preview p99 under attack (budget on) < 2x idle: ${(rows['attack, budget on'] as { 'p99 vs idle': number })['p99 vs idle']}x`);

@@ -5,13 +5,15 @@
  * JSON line. With a payments file (one PAYMENT-SIGNATURE value per line), every request
  * carries the next one, and the run ends when they are used up; with `cycle`, they are used
  * round and round until the time is up (forged payments in bench:attack). The answer's
- * statuses are counted.
+ * statuses are counted. LOAD_INTERVAL_MS paces each connection to one request per interval.
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
 const [url, connectionsArg, secondsArg, paymentsFile, mode] = process.argv.slice(2);
 const cycle = mode === 'cycle';
+/** LOAD_INTERVAL_MS: each connection sends at most one request per interval (an open-loop pace) instead of back to back. */
+const intervalMs = Number(process.env.LOAD_INTERVAL_MS ?? 0);
 const payments = paymentsFile ? readFileSync(paymentsFile, 'utf8').split('\n').filter(Boolean) : null;
 let nextPayment = 0;
 if (!url) throw new Error('usage: load.js <url> [connections] [seconds]');
@@ -47,6 +49,7 @@ async function worker(): Promise<void> {
     } catch {
       errors++;
     }
+    if (intervalMs > 0) await new Promise((r) => setTimeout(r, Math.max(0, start + intervalMs - performance.now())));
   }
 }
 

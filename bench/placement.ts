@@ -16,8 +16,11 @@ const taskset = (cpu: string, tid: number | string, all = false) => spawnSync('t
 // Linux threads are tasks: given a pid, taskset without -a moves only the main thread.
 export const pinned = PIN !== 'none' && availableParallelism() >= 2 && taskset('0', process.pid, PIN === 'shared');
 
-/** A helper process's command line: on core 1 when pinned. */
-export const onCore1 = (args: string[]): [string, string[]] => (pinned ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
+/** A helper process's command line: on core 1 when pinned, at a lower priority when `nice` > 0. */
+export const onCore1 = (args: string[], nice = 0): [string, string[]] => {
+  const niced = nice > 0 ? ['nice', '-n', String(nice), process.execPath, ...args] : [process.execPath, ...args];
+  return pinned ? ['taskset', ['-c', '1', ...niced]] : [niced[0]!, niced.slice(1)];
+};
 
 /** Moves this process's threads other than the serving thread to core 1 (they inherit core 0 when created). */
 export function moveHelpers(): void {
@@ -40,10 +43,14 @@ export interface LoadResult {
   server_p99: number;
 }
 
-/** Runs bench/load.ts on core 1: `node load.js <url> <connections> <seconds> [payments-file] [cycle]`. */
-export function runLoad(url: string, connections: number, seconds: number, extra: string[] = []): Promise<LoadResult> {
-  const [cmd, args] = onCore1([LOAD, url, String(connections), String(seconds), ...extra]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Runs bench/load.ts on core 1: `node load.js <url> <connections> <seconds> [payments-file] [cycle]`;
+ * `pace.intervalMs` paces each connection (open loop), `pace.nice` lowers the generator's priority.
+ */
+export function runLoad(url: string, connections: number, seconds: number, extra: string[] = [], pace: { intervalMs?: number; nice?: number } = {}): Promise<LoadResult> {
+  const [cmd, args] = onCore1([LOAD, url, String(connections), String(seconds), ...extra], pace.nice);
+  const env = pace.intervalMs ? { ...process.env, LOAD_INTERVAL_MS: String(pace.intervalMs) } : process.env;
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   return new Promise((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
