@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { WIRES } from '../src/catalog/index.js';
 import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
@@ -103,6 +104,12 @@ const idle = await load(url);
 // How long the serving thread itself was blocked, as opposed to waiting for a core.
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
+// The serving thread's garbage-collection pauses, by kind (scavenge, mark-compact, …).
+const gcPauses: { kind: number; ms: number }[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push({ kind: (e as PerformanceEntry & { detail?: { kind: number } }).detail?.kind ?? 0, ms: e.duration });
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 let ingesting = true;
 let batches = 0;
 const ingestLoop = (async () => {
@@ -115,6 +122,7 @@ const busy = await load(url);
 ingesting = false;
 await ingestLoop;
 loopDelay.disable();
+gcObserver.disconnect();
 
 const itemsPerBatch = FEEDS * Number(process.env.ITEMS ?? 5000);
 console.log(pinned ? 'service on core 0; load generator and feed server on core 1' : 'not pinned (needs 2 cores and taskset): all processes share the cores');
@@ -124,6 +132,12 @@ console.table({
   ingesting: { 'p50 ms': busy.p50, 'p99 ms': busy.p99, 'p99.9 ms': busy.p999, requests: busy.requests, errors: busy.errors },
 });
 console.log(`event-loop delay while ingesting: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms`);
+const GC_KIND: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+const longest = gcPauses.reduce((a, b) => (b.ms > a.ms ? b : a), { kind: 0, ms: 0 });
+console.log(
+  `GC pauses of the serving thread while ingesting: ${gcPauses.length}, longest ${longest.ms.toFixed(2)} ms (${GC_KIND[longest.kind] ?? longest.kind}), ` +
+    `${gcPauses.filter((p) => p.ms > 5).length} over 5 ms (target: none)`,
+);
 console.log(`p99 ratio ingesting/idle: ${(busy.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}x (target < 2x)`);
 
 await service.stop();
