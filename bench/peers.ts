@@ -92,9 +92,9 @@ async function serve(kind: Kind, port: number, setupFile: string): Promise<void>
     const require = createRequire(import.meta.url);
     const uws = require('uWebSockets.js') as typeof import('uWebSockets.js');
     const app = uws.App();
-    // The same calls the service makes for an answer: status, the same headers, the body.
+    // The same calls the service makes for an answer: the same headers (200 is uWS's
+    // default status, which neither writes), the body.
     app.any('/*', (res) => {
-      res.writeStatus('200 OK');
       for (const [k, v] of setup.headers) res.writeHeader(k, v);
       res.end(body);
     });

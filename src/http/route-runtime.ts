@@ -28,9 +28,9 @@ export interface RouteRuntime {
    * Previews: the answer to this raw query string if one computed earlier still holds, else
    * null (then parse, and `runAndRemember`).
    */
-  cached: (rawQuery: string, startedAt: number) => string | null;
+  cached: (rawQuery: string, startedAt: number) => Buffer | null;
   /** `run`, keeping the answer for `rawQuery` while it holds. */
-  runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => string;
+  runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => Buffer;
 }
 
 /** Answers kept per route; beyond it the route's answers are dropped and start again. */
@@ -41,8 +41,23 @@ interface Answer {
   version: number;
   /** Epoch ms at which it stops holding. */
   expires: number;
-  head: string;
-  tail: string;
+  /**
+   * The encoded answer with TOOK_WIDTH bytes at `slot` for took_ms, written in place on each
+   * use (padded with spaces, which JSON allows before the comma): a kept answer is sent as
+   * the same bytes, with no string to build or encode.
+   */
+  bytes: Buffer;
+  slot: number;
+}
+
+/** Room for took_ms up to 999999.999. */
+const TOOK_WIDTH = 10;
+
+/** The answer's bytes with this request's took_ms in its slot. */
+function stamp(a: Answer, startedAt: number): Buffer {
+  const took = String(tookMs(startedAt)).slice(0, TOOK_WIDTH);
+  a.bytes.fill(0x20, a.slot + a.bytes.write(took, a.slot, 'latin1'), a.slot + TOOK_WIDTH);
+  return a.bytes;
 }
 
 /**
@@ -89,23 +104,24 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
     // parsing, searching or serialising. (A relevance score with q decays slowly with time;
     // within the minute an answer holds it moves by less than 0.05 %.)
     const answers = new Map<string, Answer>();
-    const cached = (rawQuery: string, startedAt: number): string | null => {
+    const cached = (rawQuery: string, startedAt: number): Buffer | null => {
       const a = answers.get(rawQuery);
       if (!a) return null;
       if (a.version !== wire.version || Date.now() >= a.expires) {
         answers.delete(rawQuery);
         return null;
       }
-      return a.head + tookMs(startedAt) + a.tail;
+      return stamp(a, startedAt);
     };
-    const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): string => {
+    const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): Buffer => {
       const now = Date.now();
       const version = wire.version;
       const hits = search(p, now);
       const [head, tail] = envelopeParts(p.q, p.since, hits, now, route.withSummary);
       if (answers.size >= MAX_ANSWERS) answers.clear();
-      answers.set(rawQuery, { version, expires: holdsUntil(hits, now, p.sinceWindowMs), head, tail });
-      return head + tookMs(startedAt) + tail;
+      const answer = { version, expires: holdsUntil(hits, now, p.sinceWindowMs), bytes: Buffer.from(head + ' '.repeat(TOOK_WIDTH) + tail), slot: Buffer.byteLength(head) };
+      answers.set(rawQuery, answer);
+      return stamp(answer, startedAt);
     };
     const offer = route.kind === 'paid' && config.payTo && paymentsOn ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
     runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer, cached, runAndRemember });
