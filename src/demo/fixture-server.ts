@@ -1,7 +1,9 @@
 /**
- * A loopback HTTP server that serves the recorded-format feeds in `fixtures/feeds/`, with
- * their dates rendered relative to the server's start, as if it were every public source at once. The
- * offline demo and the end-to-end tests point the sources at it through WIRES_SOURCES.
+ * A loopback HTTP server that plays every public source at once: the real capture of
+ * `fixtures/real/` wherever one exists for the source (its dates moved so that its newest entry
+ * is a few minutes old, see ./real-replay.ts), else the hand-written recorded-format feed of
+ * `fixtures/feeds/` (dates rendered relative to the server's start). The offline demo and the
+ * end-to-end tests point the sources at it through WIRES_SOURCES.
  *
  * It honours conditional GET (ETag), so the demo shows 304 handling too.
  */
@@ -11,11 +13,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SOURCES } from '../catalog/index.js';
 import { renderFixture } from '../ingest/fixture-template.js';
+import { replayRealCaptures } from './real-replay.js';
 
 export const FIXTURES_DIR = new URL('../../../fixtures/feeds/', import.meta.url);
 
 export interface FixtureServer {
   url: string;
+  /** When the server started: the "now" its documents' dates are relative to. */
+  startedAt: number;
+  /** Source id → the file it plays: `real/<file>` (a capture) or `feeds/<file>` (hand-written). */
+  played: Record<string, string>;
   /** Source id → URL on this server, ready for a WIRES_SOURCES file. */
   overrides: Record<string, string>;
   close(): Promise<void>;
@@ -31,9 +38,19 @@ export async function startFixtureServer(port = 0): Promise<FixtureServer> {
   // stable (as a real feed's do between updates) and items age like real ones.
   const startedAt = Date.now();
   const documents = new Map<string, { body: Buffer; etag: string; type: string }>();
+  const played: Record<string, string> = {};
+  const etag = (body: Buffer) => '"' + createHash('sha1').update(body).digest('hex') + '"';
+  const real = replayRealCaptures(startedAt);
   for (const [source, file] of Object.entries(index)) {
+    const capture = real.get(source);
+    if (capture) {
+      documents.set(source, { body: capture.body, etag: etag(capture.body), type: capture.contentType });
+      played[source] = `real/${capture.file}`;
+      continue;
+    }
     const body = Buffer.from(renderFixture(readFileSync(new URL(file, FIXTURES_DIR)), startedAt, source));
-    documents.set(source, { body, etag: '"' + createHash('sha1').update(body).digest('hex') + '"', type: contentType(file) });
+    documents.set(source, { body, etag: etag(body), type: contentType(file) });
+    played[source] = `feeds/${file}`;
   }
 
   const server: Server = createServer((req, res) => {
@@ -56,6 +73,8 @@ export async function startFixtureServer(port = 0): Promise<FixtureServer> {
   for (const s of SOURCES) if (documents.has(s.id)) overrides[s.id] = `${url}/sources/${encodeURIComponent(s.id)}`;
   return {
     url,
+    startedAt,
+    played,
     overrides,
     close: () =>
       new Promise((resolve) => {

@@ -143,9 +143,50 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
   },
 };
 
+/**
+ * The award amounts of each `usaspending-<size>` source, as src/ingest/requests.ts asks
+ * USAspending for them (`award_amounts`; no lower bound under $250k, so deobligations count
+ * there). Both ends are inclusive here, so an award of exactly $250,000 stays in whichever
+ * neighbouring bucket the API put it in rather than being dropped by a boundary reading.
+ * `small-business` is a kind of recipient, not an amount.
+ */
+export const AWARD_SIZE_BOUNDS: Readonly<Record<string, readonly [number, number]>> = {
+  'under-250k': [-Infinity, 250_000],
+  '250k-1m': [250_000, 1_000_000],
+  '1m-10m': [1_000_000, 10_000_000],
+  'over-10m': [10_000_000, Infinity],
+};
+
+/**
+ * An award is served under a size bucket only if its own amount is in that bucket. The API's
+ * filter already does this, so in production the check drops nothing; it is here because the
+ * bucket is something a reader checks against the amount printed in the item, and it must hold
+ * even when the filter did not apply (a changed API, an override pointing several buckets at
+ * one document, as the demo once did: one $12.5M award listed under three buckets). An award
+ * without a numeric amount is kept: nothing says it is in the wrong bucket.
+ *
+ * Quakes are deliberately not checked by magnitude: USGS's bands are its own (its 2.5+ feed
+ * lists an M2.49, shown as "M 2.5"; "significant" is a significance score, and lists M4.0
+ * quakes that were widely felt), so the feed a quake comes in is the authority.
+ */
+function awardSizeRule(mapping: JsonMapping, size: string): JsonMapping {
+  const bounds = AWARD_SIZE_BOUNDS[size];
+  if (!bounds) return mapping;
+  const [low, high] = bounds;
+  return {
+    ...mapping,
+    skip: (r) => {
+      const amount = r['Award Amount'];
+      return typeof amount === 'number' && Number.isFinite(amount) && (amount < low || amount > high);
+    },
+  };
+}
+
 export function mappingFor(sourceId: string): JsonMapping | undefined {
   for (const [key, mapping] of Object.entries(JSON_MAPPINGS)) {
-    if (key.endsWith('-') ? sourceId.startsWith(key) : sourceId === key || sourceId.startsWith(key + '-')) return mapping;
+    if (key.endsWith('-') ? sourceId.startsWith(key) : sourceId === key || sourceId.startsWith(key + '-')) {
+      return key === 'usaspending-' ? awardSizeRule(mapping, sourceId.slice(key.length)) : mapping;
+    }
   }
   return undefined;
 }
