@@ -76,6 +76,8 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   bleepingcomputer: { file: 'bleepingcomputer-feed-2025-07-24.xml' },
   remoteok: { file: 'remoteok-api-2026-03-17.json' },
   'wwr-devops': { file: 'weworkremotely-remote-devops-sysadmin-jobs-2022-11-07.rss' },
+  'debian-dsa': { file: 'debian-dsa-rdf-2024-05-07.rdf' },
+  espn: { file: 'espn-nfl-news-2012-09-02.xml' },
 };
 
 export interface ReplayedDocument {
