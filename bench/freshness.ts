@@ -106,6 +106,7 @@ const idle = await runLoad(preview, 1, seconds);
 const busyRun = runLoad(preview, 1, seconds);
 await publish(PROBES, PROBES);
 const busy = await busyRun;
+await new Promise((r) => setTimeout(r, 2500));
 clients.stdin!.write('done\n');
 const seen = JSON.parse((await lines.next()).value as string) as Record<string, [number, number, number, number]>;
 
