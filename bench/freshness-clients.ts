@@ -7,8 +7,8 @@
  *   node freshness-clients.js <port> <subscribers> <poll-ms>
  *
  * Prints `ready` once every stream is subscribed; on a `done` line on stdin, prints one JSON
- * line: per probe title, when the polling bot first saw it, when subscriber 0 got it, and when
- * the last of the subscribers got it.
+ * line: per probe title, when the polling bot first saw it, when subscriber 0 got it, when the
+ * last and the first of the subscribers got it, and how many did.
  */
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -43,17 +43,18 @@ async function payment(amount: string): Promise<string> {
   return Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload: { signature, authorization } })).toString('base64');
 }
 
-/** title → [first seen by the polling bot, subscriber 0, last subscriber, subscribers reached] */
-const seen = new Map<string, [number, number, number, number]>();
+/** title → [first seen by the polling bot, subscriber 0, last arrival, subscribers reached, first arrival] */
+const seen = new Map<string, [number, number, number, number, number]>();
 const entry = (title: string) => {
   let e = seen.get(title);
-  if (!e) seen.set(title, (e = [NaN, NaN, NaN, 0]));
+  if (!e) seen.set(title, (e = [NaN, NaN, NaN, 0, NaN]));
   return e;
 };
 function arrived(title: string, at: number, first: boolean): void {
   const e = entry(title);
   if (first) e[1] = at;
   e[2] = Number.isNaN(e[2]) ? at : Math.max(e[2], at);
+  e[4] = Number.isNaN(e[4]) ? at : Math.min(e[4], at);
   e[3]++;
 }
 

@@ -108,7 +108,7 @@ await publish(PROBES, PROBES);
 const busy = await busyRun;
 await new Promise((r) => setTimeout(r, 2500));
 clients.stdin!.write('done\n');
-const seen = JSON.parse((await lines.next()).value as string) as Record<string, [number, number, number, number]>;
+const seen = JSON.parse((await lines.next()).value as string) as Record<string, [number, number, number, number, number]>;
 
 const pct = (values: number[], p: number) => {
   const s = values.filter(Number.isFinite).sort((a, b) => a - b);
@@ -124,8 +124,9 @@ const probes = [...pubAt.keys()].slice(0, PROBES);
 row('published → visible in a paid query', probes.map((t) => (seen[t]?.[0] ?? NaN) - pubAt.get(t)!));
 row('published → index applied', probes.map((t) => (applied.get(t) ?? NaN) - pubAt.get(t)!));
 row('published → delivered to a subscriber', probes.map((t) => (seen[t]?.[1] ?? NaN) - pubAt.get(t)!));
+row(`applied → first arrival of ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[4] ?? NaN) - (applied.get(t) ?? NaN)));
 row(`applied → delivered to all ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[2] ?? NaN) - (applied.get(t) ?? NaN)));
-row(`applied → delivered to the first`, probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)));
+row('applied → subscriber 0 (the ws client)', probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)));
 row('serving thread: match + publish one item', publishMs.slice(0, PROBES));
 const reached = [...pubAt.keys()].map((t) => seen[t]?.[3] ?? 0);
 
