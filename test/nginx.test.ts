@@ -20,7 +20,9 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { ChainReader } from '../src/pay/chain.js';
+import { decodeHeader, encodePayment, signPayment } from './helpers/payments.js';
 import { startTestService, type TestService } from './helpers/service.js';
+import { openStream, refusedUpgrade } from './helpers/ws.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/nginx/', import.meta.url));
 const NGINX = [process.env.NGINX_BIN, '/usr/sbin/nginx', '/usr/bin/nginx'].find((p): p is string => !!p && existsSync(p));
@@ -437,6 +439,26 @@ http {
     const body = await res.json();
     assert.ok(Array.isArray(body.articles) && body.count >= 1);
     assert.equal((await chain.balanceOf(payer.address)) - before, -price);
+  });
+
+  test('a paid stream through nginx stays open past the proxy\'s 30 s read timeout and pushes', { timeout: 90_000 }, async () => {
+    const payer = devnet.payers[0]!;
+    const ws = `ws://127.0.0.1:${port}/stream?wire=news`;
+    const refusal = await refusedUpgrade(ws);
+    assert.equal(refusal.status, 402, 'the upgrade without payment is answered by the service through the proxy');
+    const required = decodeHeader(refusal.headers['payment-required'] as string);
+    assert.equal(required.resource.url, `${base}/stream?wire=news`);
+    const header = encodePayment((await signPayment({ amount: required.accepts[0].amount, payTo: devnet.payTo, privateKey: payer.privateKey })).payload);
+    const c = await openStream(ws, { 'PAYMENT-SIGNATURE': header });
+    assert.equal((await c.next('paid', 30_000)).settlement.success, true);
+    c.send({ type: 'subscribe', params: { category: 'world' } });
+    await c.next('subscribed');
+    // Nothing to push for longer than nginx's proxy_read_timeout: only the service's pings.
+    await new Promise((r) => setTimeout(r, 36_000));
+    assert.equal(c.ws.readyState, c.ws.OPEN, 'still open after 36 s of silence');
+    svc.wires.get('news')!.add([{ id: 'via-nginx', title: 'Pushed through the proxy', url: 'https://example.com/via-nginx', source: 'Test Wire', filter: 'world', published: Date.now(), summary: 'A stream through nginx.' }]);
+    assert.equal((await c.next('item')).item.title, 'Pushed through the proxy');
+    c.ws.close();
   });
 
   test('with the service down, a client gets a JSON 502 (last: stops the service)', async () => {

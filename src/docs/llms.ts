@@ -85,7 +85,7 @@ function streamText(): string[] {
     'Close codes:',
     ...Object.values(CLOSE).map(([code, reason]) => `- ${code}: ${reason}`),
     '',
-    `Limits: ${MAX_SUBSCRIPTIONS} subscriptions per connection, ${MAX_MESSAGE_BYTES / 1024} KiB per client message; idle connections are pinged and closed after ${IDLE_TIMEOUT_SEC} s without an answer.`,
+    `Limits: ${MAX_SUBSCRIPTIONS} subscriptions per connection, ${MAX_MESSAGE_BYTES / 1024} KiB per client message; a connection silent for ${IDLE_TIMEOUT_SEC} s is pinged (clients answer pings automatically) and closed if the ping goes unanswered as long.`,
     'Subscriptions with identical parameters share one key; an item matching two of a connection\'s subscriptions is pushed once for each.',
   ];
 }

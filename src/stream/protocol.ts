@@ -29,8 +29,12 @@ export const MAX_SUBSCRIPTIONS = 16;
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 /** A connection whose unread output passes this is closed (`too_slow`). */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
-/** Silent connections are pinged; one silent this long after is closed. */
-export const IDLE_TIMEOUT_SEC = 120;
+/**
+ * A connection silent this long is pinged (uWS checks every 4 s), and closed if the ping goes
+ * unanswered as long again. Under 30 s, so a quiet wire's stream outlives a proxy's read
+ * timeout (deploy/nginx: 30 s) without a pushed item.
+ */
+export const IDLE_TIMEOUT_SEC = 16;
 
 /** WebSocket close codes the server uses (4000–4999 are the application's). */
 export const CLOSE = {
