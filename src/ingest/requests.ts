@@ -5,6 +5,7 @@
  */
 import type { SourceDef } from '../catalog/index.js';
 import type { FetchRequest } from './fetch/fetcher.js';
+import { AWARD_SIZE_BOUNDS } from './parse/mappings.js';
 
 /** Extra request headers some sources need (SOURCES.md). */
 const HEADERS: Readonly<Record<string, Record<string, string>>> = {
@@ -14,14 +15,12 @@ const HEADERS: Readonly<Record<string, Record<string, string>>> = {
   msrc: { Accept: 'application/rss+xml' },
 };
 
-/** USAspending award-size buckets, as the API's filters. */
-const AWARD_BUCKETS: Readonly<Record<string, object>> = {
-  'small-business': { recipient_type_names: ['small_business'] },
-  'under-250k': { award_amounts: [{ upper_bound: 250_000 }] },
-  '250k-1m': { award_amounts: [{ lower_bound: 250_000, upper_bound: 1_000_000 }] },
-  '1m-10m': { award_amounts: [{ lower_bound: 1_000_000, upper_bound: 10_000_000 }] },
-  'over-10m': { award_amounts: [{ lower_bound: 10_000_000 }] },
-};
+/** A USAspending source's filter as the API takes it: a kind of recipient, or a size bucket's bounds. */
+function awardFilter(filter: string): object {
+  if (filter === 'small-business') return { recipient_type_names: ['small_business'] };
+  const [low, high] = AWARD_SIZE_BOUNDS[filter] ?? [-Infinity, Infinity];
+  return { award_amounts: [{ ...(Number.isFinite(low) ? { lower_bound: low } : {}), ...(Number.isFinite(high) ? { upper_bound: high } : {}) }] };
+}
 
 /** Days of award actions asked for: awards land days after signing (DoD about 90). */
 const AWARD_WINDOW_DAYS = 30;
@@ -33,7 +32,7 @@ function usaspendingBody(filter: string, now: number): string {
     filters: {
       award_type_codes: ['A', 'B', 'C', 'D'],
       time_period: [{ start_date: day(now - AWARD_WINDOW_DAYS * 86_400_000), end_date: day(now), date_type: 'action_date' }],
-      ...AWARD_BUCKETS[filter],
+      ...awardFilter(filter),
     },
     fields: [
       'Award ID', 'Recipient Name', 'Award Amount', 'Description', 'Start Date', 'Last Modified Date',

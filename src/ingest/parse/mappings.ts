@@ -144,9 +144,9 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
 };
 
 /**
- * The award amounts of each `usaspending-<size>` source, as src/ingest/requests.ts asks
- * USAspending for them (`award_amounts`; no lower bound under $250k, so deobligations count
- * there). Both ends are inclusive here, so an award of exactly $250,000 stays in whichever
+ * The award amounts of each `usaspending-<size>` source: src/ingest/requests.ts asks
+ * USAspending for them from this table (`award_amounts`; no lower bound under $250k, so
+ * deobligations count there). Both ends are inclusive here, so an award of exactly $250,000 stays in whichever
  * neighbouring bucket the API put it in rather than being dropped by a boundary reading.
  * `small-business` is a kind of recipient, not an amount.
  */
