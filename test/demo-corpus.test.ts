@@ -4,19 +4,16 @@
  * service over loopback HTTP, then read through the free previews and the wires themselves.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { PREVIEW_ROUTES, retentionMs, SOURCES, WIRES, type SourceDef } from '../src/catalog/index.js';
-import { loadConfig } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { LEAD_MS, REAL_DIR, REPLAY, readRealIndex, shiftDateText, shiftDocument } from '../src/demo/real-replay.js';
 import { parseSource } from '../src/ingest/parse/index.js';
 import { AWARD_SIZE_BOUNDS } from '../src/ingest/parse/mappings.js';
 import { setLogLevel } from '../src/log.js';
-import { startService, type Service } from '../src/service.js';
-import { PAY_TO } from './helpers/service.js';
+import type { Service } from '../src/service.js';
+import { startPollingService } from './helpers/service.js';
 
 setLogLevel('error');
 
@@ -86,22 +83,7 @@ describe('the demo corpus, as served', () => {
 
   before(async () => {
     fixtures = await startFixtureServer();
-    const dir = mkdtempSync(join(tmpdir(), 'wires-demo-corpus-'));
-    const file = join(dir, 'sources.json');
-    writeFileSync(file, JSON.stringify(fixtures.overrides));
-    const config = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      PAY_TO_ADDRESS: PAY_TO,
-      FACILITATOR_URL: 'http://127.0.0.1:9',
-      DATA_DIR: dir,
-      WIRES_SOURCES: file,
-      INGEST: '1',
-      POLL_INTERVAL_SEC: '3600',
-      FETCH_TIMEOUT_SEC: '60',
-    });
-    service = await startService(config);
-    base = `http://127.0.0.1:${service.port}`;
+    ({ service, base } = await startPollingService(fixtures.overrides, { INGEST: '1' }));
     await service.scheduler!.firstRun;
   });
   after(async () => {

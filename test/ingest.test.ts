@@ -8,14 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PAID_ROUTES, PREVIEW_ROUTES, ROUTES, SOURCES, WIRES } from '../src/catalog/index.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { loadOverrides } from '../src/ingest/overrides.js';
 import { snapshotDir } from '../src/ingest/snapshot.js';
 import { setLogLevel } from '../src/log.js';
-import { startService, type Service } from '../src/service.js';
 import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
-import { PAY_TO } from './helpers/service.js';
+import { startPollingService, type PollingService } from './helpers/service.js';
 
 setLogLevel('error');
 
@@ -30,30 +29,6 @@ const CHAOS: Record<string, { path: string; code?: string }> = {
   'hn-show': { path: '/dupes' },
 };
 
-interface Running {
-  service: Service;
-  base: string;
-  dataDir: string;
-}
-
-async function start(overrides: Record<string, string>, env: Record<string, string> = {}, dataDir?: string): Promise<Running> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'wires-ingest-'));
-  const file = join(dir, 'sources.json');
-  writeFileSync(file, JSON.stringify(overrides));
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    PAY_TO_ADDRESS: PAY_TO,
-    FACILITATOR_URL: 'http://127.0.0.1:9',
-    DATA_DIR: dir,
-    WIRES_SOURCES: file,
-    POLL_INTERVAL_SEC: '3600',
-    FETCH_TIMEOUT_SEC: GENEROUS_FETCH_TIMEOUT_SEC,
-    ...env,
-  });
-  const service = await startService(config);
-  return { service, base: `http://127.0.0.1:${service.port}`, dataDir: dir };
-}
 
 async function getJson(base: string, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(base + path);
@@ -79,16 +54,11 @@ async function healthWhen(base: string, what: string, done: (health: any) => boo
   }
 }
 
-/**
- * Overall deadline of one poll where no test waits for it to expire. Far above what fixture
- * polls take even when the low-priority worker is starved by other load (seconds).
- */
-const GENEROUS_FETCH_TIMEOUT_SEC = '60';
 
 describe('ingestion from recorded-format feeds and misbehaving sources', () => {
   let fixtures: FixtureServer;
   let chaos: ChaosServer;
-  let run: Running;
+  let run: PollingService;
 
   before(async () => {
     fixtures = await startFixtureServer();
@@ -97,7 +67,7 @@ describe('ingestion from recorded-format feeds and misbehaving sources', () => {
     for (const [id, c] of Object.entries(CHAOS)) overrides[id] = chaos.url + c.path;
     // No deadline here is a test's window: the slow misbehaviours (a 50 MiB body, a gzip bomb)
     // end at their caps however long a loaded machine takes to get there.
-    run = await start(overrides);
+    run = await startPollingService(overrides);
     await run.service.scheduler!.firstRun;
   });
   after(async () => {
@@ -188,7 +158,7 @@ describe('ingestion from recorded-format feeds and misbehaving sources', () => {
   test('snapshot on stop, warm restart serves the same items without polling', async () => {
     const before = (await getJson(run.base, '/health')).body;
     await run.service.snapshot();
-    const restarted = await start({}, { INGEST: '0' }, run.dataDir);
+    const restarted = await startPollingService({}, { INGEST: '0' }, run.dataDir);
     try {
       const afterRestart = (await getJson(restarted.base, '/health')).body;
       for (const w of WIRES) assert.equal(afterRestart.wires[w.id].items, before.wires[w.id].items, w.id);
@@ -209,7 +179,7 @@ describe('cadence', () => {
     const fixtures = await startFixtureServer();
     const chaos = await startChaosServer();
     // The hanging poll's deadline (120 s) is far beyond the wait below (at most 45 s).
-    const run = await start({ ...fixtures.overrides, 'cnbc-energy': chaos.url + '/hang' }, { POLL_INTERVAL_SEC: '1', FETCH_TIMEOUT_SEC: '120' });
+    const run = await startPollingService({ ...fixtures.overrides, 'cnbc-energy': chaos.url + '/hang' }, { POLL_INTERVAL_SEC: '1', FETCH_TIMEOUT_SEC: '120' });
     let stopped = false;
     try {
       // A breaking source is polled three times (a source is never polled twice at once, so two
@@ -249,7 +219,7 @@ describe('a hanging source', () => {
     const overrides: Record<string, string> = {};
     for (const s of SOURCES) overrides[s.id] = `${chaos.url}/missing/${s.id}`;
     overrides['zdi'] = chaos.url + '/hang';
-    const run = await start(overrides, { FETCH_TIMEOUT_SEC: '3' });
+    const run = await startPollingService(overrides, { FETCH_TIMEOUT_SEC: '3' });
     try {
       const health = await healthWhen(run.base, 'the hanging source to give up', (h) => sourceState(h, 'zdi').last_error !== null, 60_000);
       const zdi = sourceState(health, 'zdi');
@@ -269,7 +239,7 @@ describe('snapshots that cannot be trusted', () => {
   test('a corrupted or truncated snapshot is ignored, and the service starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wires-corrupt-'));
     const fixtures = await startFixtureServer();
-    const first = await start(fixtures.overrides, {}, dir);
+    const first = await startPollingService(fixtures.overrides, {}, dir);
     await first.service.scheduler!.firstRun;
     const newsItems = first.service.wires.get('news')!.size;
     const quakeItems = first.service.wires.get('quake')!.size;
@@ -283,7 +253,7 @@ describe('snapshots that cannot be trusted', () => {
     const quakeFile = join(snapshotDir(dir), 'quake.jsonl');
     writeFileSync(quakeFile, readFileSync(quakeFile, 'utf8').slice(0, 200)); // cut short
 
-    const second = await start({}, { INGEST: '0' }, dir);
+    const second = await startPollingService({}, { INGEST: '0' }, dir);
     try {
       assert.equal(second.service.wires.get('news')!.size, 0, 'checksum mismatch: ignored');
       assert.equal(second.service.wires.get('quake')!.size, 0, 'truncated: ignored');

@@ -1,5 +1,5 @@
 /** Starts the real service on a loopback port for a test, with seeded wires. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
@@ -38,4 +38,36 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
   const service = await startService(config, wires ? { ...opts, wires } : opts);
   const base = `http://127.0.0.1:${service.port}`;
   return { ...service, base, get: (path, init) => fetch(base + path, { redirect: 'manual', ...init }) };
+}
+
+export interface PollingService {
+  service: Service;
+  base: string;
+  dataDir: string;
+}
+
+/**
+ * Overall deadline of one poll where no test waits for it to expire. Far above what fixture
+ * polls take even when the low-priority worker is starved by other load (seconds).
+ */
+const GENEROUS_FETCH_TIMEOUT_SEC = '60';
+
+/** The real service polling the sources at `overrides` (source id → URL), as `npm start` polls. */
+export async function startPollingService(overrides: Record<string, string>, env: Record<string, string> = {}, dataDir?: string): Promise<PollingService> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'wires-polling-'));
+  const file = join(dir, 'sources.json');
+  writeFileSync(file, JSON.stringify(overrides));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PAY_TO_ADDRESS: PAY_TO,
+    FACILITATOR_URL: 'http://127.0.0.1:9',
+    DATA_DIR: dir,
+    WIRES_SOURCES: file,
+    POLL_INTERVAL_SEC: '3600',
+    FETCH_TIMEOUT_SEC: GENEROUS_FETCH_TIMEOUT_SEC,
+    ...env,
+  });
+  const service = await startService(config);
+  return { service, base: `http://127.0.0.1:${service.port}`, dataDir: dir };
 }
