@@ -4,7 +4,10 @@
  * a fresh payment each time. Every arrival is stamped with the monotonic clock, which all
  * processes of the machine share, so the parent compares it with its own stamps.
  *
- *   node freshness-clients.js <port> <subscribers> <poll-ms>
+ *   node freshness-clients.js <port> <subscribers> <poll-ms> [raw-port]
+ *
+ * With a raw port, as many raw sockets also connect to a bare uWS app there (the baseline:
+ * uWS publishing the same messages with no service around it).
  *
  * Prints `ready` once every stream is subscribed; on a `done` line on stdin, prints one JSON
  * line: per probe title, when the polling bot first saw it, when subscriber 0 got it, when the
@@ -21,7 +24,7 @@ import { USDC_BASE, USDC_DOMAIN } from '../src/pay/offer.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/pay/transfer-types.js';
 import { CHAIN_ID } from '../src/pay/verify.js';
 
-const [portArg, subscribersArg, pollMsArg] = process.argv.slice(2);
+const [portArg, subscribersArg, pollMsArg, rawPortArg] = process.argv.slice(2);
 const port = Number(portArg);
 const SUBSCRIBERS = Number(subscribersArg ?? 1000);
 const POLL_MS = Number(pollMsArg ?? 20);
@@ -65,6 +68,24 @@ function textFrame(text: string): Buffer {
   const mask = randomBytes(4);
   const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
   return Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4]!)]);
+}
+/**
+ * Answers the server's pings (a silent connection is pinged and closed without a pong), as a
+ * WebSocket library would; the chunk is walked frame by frame, unmasked server frames.
+ */
+function answerPings(socket: Socket, chunk: Buffer): void {
+  for (let at = 0; at + 2 <= chunk.length; ) {
+    let length = chunk[at + 1]! & 0x7f;
+    let start = at + 2;
+    if (length === 126) [length, start] = [chunk.readUInt16BE(at + 2), at + 4];
+    else if (length === 127) [length, start] = [Number(chunk.readBigUInt64BE(at + 2)), at + 10];
+    if ((chunk[at]! & 0x0f) === 0x9) {
+      const payload = chunk.subarray(start, start + length);
+      const mask = randomBytes(4);
+      socket.write(Buffer.concat([Buffer.from([0x8a, 0x80 | payload.length]), mask, payload.map((b, i) => b ^ mask[i % 4]!)]));
+    }
+    at = start + length;
+  }
 }
 const SUBSCRIBE = JSON.stringify({ type: 'subscribe', params: { category: 'markets', q: 'freshness probe' } });
 /** The probe numbers in a chunk of frames, found without decoding them. */
@@ -120,12 +141,39 @@ for (let i = 1; i < SUBSCRIBERS; i++) {
         return;
       }
       probesIn(chunk, (title) => arrived(title, at, false));
+      answerPings(socket, chunk);
     };
     socket.on('data', onData);
     // What arrived with the 101 answer (the `paid` message, usually).
     if (head.length) onData(head);
   });
   streams.push(socket);
+}
+
+// The baseline's subscribers: the bare app subscribes each socket on open.
+if (rawPortArg) {
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const [socket, head] = await new Promise<[Socket, Buffer]>((resolve, reject) => {
+      const req = request({
+        host: '127.0.0.1',
+        port: Number(rawPortArg),
+        path: '/raw',
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64') },
+      });
+      req.on('upgrade', (_res, sock: Socket, rest: Buffer) => resolve([sock, rest]));
+      req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    const onData = (chunk: Buffer) => {
+      const at = now();
+      probesIn(chunk, (title) => arrived(title, at, false));
+      answerPings(socket, chunk);
+    };
+    socket.on('data', onData);
+    if (head.length) onData(head);
+    streams.push(socket);
+  }
 }
 
 // The polling bot: a paid call every POLL_MS, each with a new authorization signed ahead.

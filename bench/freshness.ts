@@ -9,6 +9,8 @@
  *   - published → delivered to a stream subscriber;
  *   - index applied → delivered to the last of SUBSCRIBERS subscribers (targets: < 5 ms);
  *   - the serving thread's own time to match and publish one item to all of them;
+ *   - the baseline: a bare uWS app in this process publishing messages of the same size to as
+ *     many raw sockets of the same client process (publish → first and last arrival);
  *   - preview p99 while the probes fan out against idle (target: < 2×).
  *
  *   npm run bench:freshness        (PROBES=40, SUBSCRIBERS=1000, POLL_MS=20)
@@ -28,11 +30,15 @@ import { SOURCES } from '../src/catalog/index.js';
 import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
 import { startService } from '../src/service.js';
+import { loadUws } from '../src/http/uws.js';
+import { itemJson } from '../src/stream/hub.js';
 
 const PROBES = Number(process.env.PROBES ?? 40);
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
 const PUBLISH_EVERY_MS = 400;
+/** The baseline's probes are numbered from here, apart from the service's. */
+const BARE_FROM = 100_000;
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const PROBE_SOURCE = 'cnbc-finance'; // news, filter markets, breaking tier
 const now = () => Number(process.hrtime.bigint()) / 1e6;
@@ -81,7 +87,14 @@ news.onStored = (item, terms, update) => {
   if (item.title.startsWith('Freshness probe')) publishMs.push(now() - t0);
 };
 
-const [cmd, args] = onCore1([fileURLToPath(new URL('./freshness-clients.js', import.meta.url)), String(service.port), String(SUBSCRIBERS), String(POLL_MS)]);
+// The baseline: uWS alone, publishing to every socket subscribed to one topic.
+const { uws } = loadUws();
+const bare = uws.App().ws('/raw', { idleTimeout: 0, open: (ws) => void ws.subscribe('probe') });
+const barePort = await new Promise<number>((resolve, reject) =>
+  bare.listen('127.0.0.1', 0, (socket) => (socket ? resolve(uws.us_socket_local_port(socket)) : reject(new Error('bare uWS did not listen')))),
+);
+
+const [cmd, args] = onCore1([fileURLToPath(new URL('./freshness-clients.js', import.meta.url)), String(service.port), String(SUBSCRIBERS), String(POLL_MS), String(barePort)]);
 const clients = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, PAY_TO } });
 const lines = createInterface({ input: clients.stdout! })[Symbol.asyncIterator]();
 const opening = now();
@@ -99,6 +112,16 @@ const publish = async (from: number, count: number) => {
 // the subscribers and time itself into their arrivals).
 await publish(0, PROBES);
 await new Promise((r) => setTimeout(r, 2500)); // the last probe's poll
+// The baseline, with the message the service pushed for a probe (same size, another number).
+const pushed = `{"type":"item","sub":"news?category=markets&q=freshness%20probe","update":false,"item":${itemJson(news.get('markets', 'Freshness probe 0')!, Date.now())}}`;
+const bareAt = new Map<string, number>();
+for (let i = 0; i < PROBES; i++) {
+  const title = `Freshness probe ${BARE_FROM + i}`;
+  const message = pushed.replace('Freshness probe 0"', `${title}"`);
+  bareAt.set(title, now());
+  bare.publish('probe', message);
+  await new Promise((r) => setTimeout(r, PUBLISH_EVERY_MS));
+}
 // Phase 2: preview latency idle, then while as many probes fan out.
 const seconds = Math.ceil((PROBES * PUBLISH_EVERY_MS) / 1000);
 await runLoad(preview, 1, 2); // warm-up
@@ -128,6 +151,9 @@ row(`applied → first arrival of ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[
 row(`applied → delivered to all ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[2] ?? NaN) - (applied.get(t) ?? NaN)));
 row('applied → subscriber 0 (the ws client)', probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)));
 row('serving thread: match + publish one item', publishMs.slice(0, PROBES));
+const bare1 = [...bareAt.keys()];
+row(`bare uWS: publish → first arrival of ${SUBSCRIBERS}`, bare1.map((t) => (seen[t]?.[4] ?? NaN) - bareAt.get(t)!));
+row(`bare uWS: publish → delivered to all ${SUBSCRIBERS}`, bare1.map((t) => (seen[t]?.[2] ?? NaN) - bareAt.get(t)!));
 const reached = [...pubAt.keys()].map((t) => seen[t]?.[3] ?? 0);
 
 console.log(`pinning: ${PIN}; ${PROBES} probes published every ${PUBLISH_EVERY_MS} ms, polled every 1 s (breaking tier), paid query every ${POLL_MS} ms`);
@@ -141,4 +167,5 @@ console.table({
 console.log(`preview p99 during fan-out / idle: ${(busy.p99 / idle.p99).toFixed(2)}× (target < 2×)`);
 clients.kill();
 await service.stop();
+(bare as unknown as { close(): void }).close();
 feed.close();
