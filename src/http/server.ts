@@ -124,7 +124,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     // signature work: a flood of forged payments must not starve the serving thread.
     const intake = presentPayment(payments, {
       client: payments.failures.enabled ? clientAddress(res, req) : '',
-      header: presented,
+      payment: presented,
       requirements: offer.requirements,
       requestKey: requestKey(route.path, p),
       produce: () => Buffer.from(run(p, startedAt)),

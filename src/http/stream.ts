@@ -160,7 +160,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         if (pay === 'message') return upgrade();
         return send(res, 'get', 402, offer.body, JSON_TYPE, [['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']]);
       }
-      const intake = presentPayment(payments, { client: payments.failures.enabled ? client : '', header: presented, requirements: offer.requirements, requestKey: `stream ${wire}`, produce: NO_BODY });
+      const intake = presentPayment(payments, { client: payments.failures.enabled ? client : '', payment: presented, requirements: offer.requirements, requestKey: `stream ${wire}`, produce: NO_BODY });
       if (intake.kind === 'throttled') return upgradeError(res, tooManyFailures(intake.retryAfterSec), [['Retry-After', String(intake.retryAfterSec)]]);
       if (intake.kind === 'malformed') return upgradeError(res, apiError(400, 'invalid_payment', intake.message));
       if (intake.kind === 'rejected') return refusePayment(res, 'get', offer, intake.reason, intake.message, intake.version);
@@ -235,7 +235,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const payInBand = (conn: Conn, header: string) => {
     const intake = presentPayment(payments!, {
       client: payments!.failures.enabled ? conn.client : '',
-      header,
+      payment: header,
       requirements: conn.offer.requirements,
       requestKey: `stream ${conn.stream.wire.id}`,
       produce: NO_BODY,

@@ -12,7 +12,8 @@
 import { errorBody } from '../http/errors.js';
 import { requestKey, type RouteRuntime } from '../http/route-runtime.js';
 import { NETWORK, type Offer } from '../pay/offer.js';
-import { readPaymentHeader, readPaymentPayload, V1_NETWORK } from '../pay/payment-header.js';
+import { presentPayment } from '../pay/intake.js';
+import { V1_NETWORK } from '../pay/payment-header.js';
 import type { Payments } from '../pay/payments.js';
 import { ROUTE_BY_TOOL, TOOLS } from './tools.js';
 
@@ -108,25 +109,20 @@ async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps):
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const payment = meta['x402/payment'] ?? meta['x402.payment'];
   if (payment === undefined) return reply(id, paymentRequired(offer, 'Payment required: pay with x402 in _meta["x402/payment"]'));
-  const payments = deps.payments;
-  const client = deps.client ?? '';
-  const wait = payments.failures.retryAfter(client, Date.now());
-  if (wait > 0) {
-    payments.count('too_many_failed_payments');
-    return reply(id, toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${wait} s. Nothing was charged.`));
-  }
-  const intake = typeof payment === 'string' ? readPaymentHeader(payment, offer.requirements) : readPaymentPayload(payment, offer.requirements, 'x402/payment');
-  if (intake.kind !== 'payload') payments.failures.charge(client, Date.now());
-  if (intake.kind === 'malformed') return reply(id, paymentRequired(offer, `invalid_payment: ${intake.message}`));
-  if (intake.kind === 'rejected') return reply(id, paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
-
-  const outcome = await payments.authorize({
-    requestKey: requestKey(route.path, p),
+  const intake = presentPayment(deps.payments, {
+    client: deps.client ?? '',
+    payment,
+    where: 'x402/payment',
     requirements: offer.requirements,
-    payload: intake.payload,
+    requestKey: requestKey(route.path, p),
     produce: () => Buffer.from(rt.run(p, startedAt)),
   });
-  if (outcome.kind === 'refused' && outcome.status !== 503) payments.failures.charge(client, Date.now());
+  if (intake.kind === 'throttled') {
+    return reply(id, toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${intake.retryAfterSec} s. Nothing was charged.`));
+  }
+  if (intake.kind === 'malformed') return reply(id, paymentRequired(offer, `invalid_payment: ${intake.message}`));
+  if (intake.kind === 'rejected') return reply(id, paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
+  const outcome = await intake.outcome;
   if (outcome.kind === 'paid') return reply(id, { content: text(outcome.body.toString('utf8')), _meta: settlementMeta(outcome.settlement) });
   if (outcome.status === 402) return reply(id, paymentRequired(offer, `${outcome.code}: ${outcome.message}`, outcome.code));
   return reply(id, toolError(`${outcome.code}: ${outcome.message}`));

@@ -4,11 +4,12 @@
  * payment). Nothing here knows HTTP or WebSockets.
  *
  * 1. A client address over its failed-payment budget is refused before anything is decoded.
- * 2. The header is read; an unreadable or unacceptable one is a failure charged to the address.
+ * 2. The payment is read (a header's base64, or MCP's decoded object); an unreadable or
+ *    unacceptable one is a failure charged to the address.
  * 3. The payload goes to `Payments.authorize`; a refusal (other than "unavailable") is charged.
  */
 import type { PaymentRequirements } from './offer.js';
-import { readPaymentHeader, type X402Version } from './payment-header.js';
+import { readPaymentHeader, readPaymentPayload, type X402Version } from './payment-header.js';
 import type { Outcome, Payments } from './payments.js';
 
 export type Intake =
@@ -22,8 +23,10 @@ export type Intake =
 export interface Presented {
   /** The payer's network address, for the failure budget ('' when the budget is off). */
   client: string;
-  /** The PAYMENT-SIGNATURE / X-PAYMENT value. */
-  header: string;
+  /** A PAYMENT-SIGNATURE / X-PAYMENT value (base64), or a payload already decoded (MCP's `x402/payment`). */
+  payment: unknown;
+  /** Where the payment came from, for error messages about a decoded payload. */
+  where?: string;
   requirements: PaymentRequirements;
   requestKey: string;
   produce: () => Buffer;
@@ -35,7 +38,7 @@ export function presentPayment(payments: Payments, p: Presented, nowMs = Date.no
     payments.count('too_many_failed_payments');
     return { kind: 'throttled', retryAfterSec: wait };
   }
-  const read = readPaymentHeader(p.header, p.requirements);
+  const read = typeof p.payment === 'string' ? readPaymentHeader(p.payment, p.requirements) : readPaymentPayload(p.payment, p.requirements, p.where);
   if (read.kind !== 'payload') {
     payments.failures.charge(p.client, nowMs);
     payments.count(read.kind === 'malformed' ? 'invalid_payment' : read.reason);
