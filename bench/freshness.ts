@@ -31,7 +31,7 @@ import { loadConfig } from '../src/config.js';
 import { setLogLevel } from '../src/log.js';
 import { startService } from '../src/service.js';
 import { loadUws } from '../src/http/uws.js';
-import { itemJson } from '../src/stream/hub.js';
+import { articleJson } from '../src/http/envelope.js';
 
 const PROBES = Number(process.env.PROBES ?? 40);
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
@@ -113,7 +113,7 @@ const publish = async (from: number, count: number) => {
 await publish(0, PROBES);
 await new Promise((r) => setTimeout(r, 2500)); // the last probe's poll
 // The baseline, with the message the service pushed for a probe (same size, another number).
-const pushed = `{"type":"item","sub":"news?category=markets&q=freshness%20probe","update":false,"item":${itemJson(news.get('markets', 'Freshness probe 0')!, Date.now())}}`;
+const pushed = `{"type":"item","sub":"news?category=markets&q=freshness%20probe","update":false,"item":${articleJson(news.get('markets', 'Freshness probe 0')!, Date.now(), true, 1)}}`;
 const bareAt = new Map<string, number>();
 for (let i = 0; i < PROBES; i++) {
   const title = `Freshness probe ${BARE_FROM + i}`;

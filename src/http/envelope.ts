@@ -1,4 +1,4 @@
-import type { Hit } from '../search/item.js';
+import type { Hit, StoredItem } from '../search/item.js';
 
 /**
  * Serialises the result envelope (spec 2.1/2.2) straight to a string.
@@ -32,16 +32,19 @@ export function envelopeParts(query: string | null, since: string, hits: readonl
     const hit = hits[i]!;
     const item = hit.item;
     if (item.published > freshest) freshest = item.published;
-    const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
     if (i > 0) articles += ',';
-    articles += item.jsonHead + ',"age_minutes":' + age;
-    if (withSummary) articles += item.jsonSummary;
-    articles += ',"relevance":' + roundScore(hit.relevance) + '}';
+    articles += articleJson(item, now, withSummary, hit.relevance);
   }
   return [
     '{"query":' + (query === null ? 'null' : JSON.stringify(query)) + ',"since":"' + since + '","count":' + hits.length + ',"took_ms":',
     ',"freshest":' + (freshest ? '"' + new Date(freshest).toISOString() + '"' : 'null') + ',"articles":[' + articles + ']}',
   ];
+}
+
+/** One article of the envelope (also what a stream pushes): the stored fragments, its age and relevance. */
+export function articleJson(item: StoredItem, now: number, withSummary: boolean, relevance: number): string {
+  const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
+  return item.jsonHead + ',"age_minutes":' + age + (withSummary ? item.jsonSummary : '') + ',"relevance":' + roundScore(relevance) + '}';
 }
 
 function roundScore(score: number): number {

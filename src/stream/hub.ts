@@ -12,6 +12,7 @@
  */
 import type { StoredItem } from '../search/item.js';
 import type { WireIndex } from '../search/wire-index.js';
+import { articleJson } from '../http/envelope.js';
 import { STREAM_TIMING } from './protocol.js';
 import { SubscriptionIndex, type Subscription } from './subscriptions.js';
 
@@ -45,7 +46,7 @@ export class StreamHub {
     let body: string | null = null;
     this.subscriptions.match(wire, item, terms, (sub: Subscription) => {
       // Built on the first match only: most items match no subscription.
-      body ??= `,"update":${update},"item":${itemJson(item, Date.now())}}`;
+      body ??= `,"update":${update},"item":${articleJson(item, Date.now(), true, 1)}}`;
       this.publish(sub.key, `{"type":"item","sub":${JSON.stringify(sub.key)}${body}`);
       this.pushed++;
     });
@@ -67,10 +68,4 @@ export class StreamHub {
   sweep(now: number): void {
     for (const [id, g] of this.grants) if (g.forgetAfter < now) this.grants.delete(id);
   }
-}
-
-/** The article JSON of the result envelope: the same fields, `relevance` 1 as in a listing without q. */
-export function itemJson(item: StoredItem, now: number): string {
-  const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
-  return item.jsonHead + ',"age_minutes":' + age + item.jsonSummary + ',"relevance":1}';
 }
