@@ -91,8 +91,17 @@ export interface StreamWire {
   subscription(params: Record<string, string>): { ok: true; key: string; params: SubscriptionParams } | { ok: false; error: ApiError };
 }
 
-/** One stream per wire, priced and validated as its searchable paid route. */
-export function streamWires(): Map<string, StreamWire> {
+let built: ReadonlyMap<string, StreamWire> | null = null;
+
+/**
+ * One stream per wire, priced and validated as its searchable paid route. Built once (its
+ * parsers are compiled) and shared by the endpoint, the offers and the documents.
+ */
+export function streamWires(): ReadonlyMap<string, StreamWire> {
+  return (built ??= buildStreamWires());
+}
+
+function buildStreamWires(): Map<string, StreamWire> {
   const out = new Map<string, StreamWire>();
   for (const route of PAID_ROUTES) {
     if (out.has(route.wire.id) || route.def.q === 'none') continue;
