@@ -263,6 +263,24 @@ describe('limits', () => {
     reader.ws.close();
   });
 
+  test('a burst past 4 MiB unread between two checks cuts the consumer at once, and the service goes on', async () => {
+    const stuck = await paidStream();
+    stuck.send({ type: 'subscribe', params: { category: 'business' } });
+    await stuck.next('subscribed');
+    stuck.ws.pause();
+    // About 20 MB in one go: more than the kernel's socket buffers and 4 MiB besides, before
+    // the sweep (once a second) could close it with 4008.
+    const padding = 'y'.repeat(8 * 1024);
+    svc.wires.get('news')!.add(Array.from({ length: 2500 }, (_, i) => item('business', `Burst item ${i}`, { summary: padding })));
+    stuck.ws.resume();
+    const closed = await Promise.race([stuck.closed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the consumer was not cut within 10 s')), 10_000))]);
+    assert.equal(closed.code, 1006, 'cut without a close frame: the socket, not the sweep');
+    const after = await paidStream();
+    after.send({ type: 'subscribe', params: { category: 'business' } });
+    assert.equal((await after.next('subscribed')).type, 'subscribed', 'new streams are served');
+    after.ws.close();
+  });
+
   test('connections per server are capped with a clear 503', async () => {
     const small = await startTestService({ SETTLEMENT: 'optimistic', STREAM_MAX_CONNECTIONS: '1' });
     try {
