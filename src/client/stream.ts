@@ -11,6 +11,7 @@
  * tool) can `take()` them later; the buffer keeps the newest `maxBuffered`.
  */
 import WebSocket from 'ws';
+import { CLOSE_NAMES } from '../stream/close-codes.js';
 import { serviceError, WiresError, type Article, type PaymentRequired } from './client.js';
 
 export interface StreamItem {
@@ -39,13 +40,6 @@ export interface Payer {
   paid(usd: number): void;
 }
 
-/** Close codes the service uses (src/stream/protocol.ts), as error codes. */
-const CLOSE_CODES: Record<number, string> = {
-  1001: 'going_away',
-  4401: 'not_paid',
-  4402: 'payment_expired',
-  4008: 'too_slow',
-};
 
 type ServerMessage =
   | { type: 'payment_required' | 'renew'; payment_required: PaymentRequired; paid_until?: string }
@@ -211,7 +205,7 @@ export class WireStream implements AsyncIterable<StreamItem> {
 
   private onClose(code: number, reason: string): void {
     if (this.ended) return;
-    const name = CLOSE_CODES[code] ?? 'stream_closed';
+    const name = CLOSE_NAMES.get(code) ?? 'stream_closed';
     // Expired after a refused renewal: the refusal is the reason worth telling.
     const error =
       code === 4402 && this.refusal

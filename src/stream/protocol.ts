@@ -36,13 +36,7 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
  */
 export const IDLE_TIMEOUT_SEC = 16;
 
-/** WebSocket close codes the server uses (4000–4999 are the application's). */
-export const CLOSE = {
-  going_away: [1001, 'server shutting down'],
-  payment_expired: [4402, 'paid time ended; pay the next block before it ends to keep the stream'],
-  not_paid: [4401, 'no payment in the first message within 30 s'],
-  too_slow: [4008, 'too slow: more than 1 MiB of pushed items unread'],
-} as const satisfies Record<string, readonly [number, string]>;
+export { CLOSE } from './close-codes.js';
 
 const Params = Type.Record(Type.String(), Type.String(), { description: "The wire's filter parameter and/or q, as on its paid route; since and limit do not apply" });
 
