@@ -18,7 +18,12 @@ const CORS_EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
 /** Where a settlement response goes: v2's header, or v1's. */
 export const SETTLEMENT_HEADER = { 1: 'X-PAYMENT-RESPONSE', 2: 'PAYMENT-RESPONSE' } as const;
 /** Payment header names, v2 first; X-PAYMENT (v1) and PAYMENT (the specification's wording) are aliases. */
-export const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
+const PAYMENT_HEADERS = ['payment-signature', 'x-payment', 'payment'] as const;
+
+/** The payment a request presents ('' when none), under any of its header names. */
+export function presentedPayment(req: HttpRequest): string {
+  return req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]);
+}
 
 /**
  * The request being answered, for /metrics: set by the dispatcher (and again by an

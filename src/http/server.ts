@@ -22,7 +22,7 @@ import { V1_NETWORK, type X402Version } from '../pay/payment-header.js';
 import { buildPaywallPage } from '../pay/paywall.js';
 import type { Outcome, Payments } from '../pay/payments.js';
 import { apiError, errorBody, STATUS_TEXT } from './errors.js';
-import { ALLOW, clientAddress, enterTiming, JSON_TYPE, observe, PAYMENT_HEADERS, refusePayment, send, sendError, SETTLEMENT_HEADER, timing, tooManyFailures, type Method } from './respond.js';
+import { ALLOW, clientAddress, enterTiming, JSON_TYPE, observe, presentedPayment, refusePayment, send, sendError, SETTLEMENT_HEADER, timing, tooManyFailures, type Method } from './respond.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -108,7 +108,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     // Parameters are validated first: nobody is asked to pay for a query that cannot run.
     if (!offer || !payments) return sendError(res, method, paymentUnavailable);
     // HEAD returns no data, so it never takes a payment: it shows the offer.
-    const presented = method === 'get' && (req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]));
+    const presented = method === 'get' && presentedPayment(req);
     if (!presented) {
       // A browser gets the paywall page (built on first use: most routes never need it).
       if (req.getHeader('accept').includes('text/html')) {

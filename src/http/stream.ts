@@ -34,7 +34,7 @@ import type { Subscription } from '../stream/subscriptions.js';
 import { apiError, errorBody, type ApiError } from './errors.js';
 import { splitQuery } from './params.js';
 import type { RequestStats } from '../metrics.js';
-import { clientAddress, enterTiming, JSON_TYPE, PAYMENT_HEADERS, refusePayment, send, sendError, tooManyFailures } from './respond.js';
+import { clientAddress, enterTiming, JSON_TYPE, presentedPayment, refusePayment, send, sendError, tooManyFailures } from './respond.js';
 
 export const STREAM_PATH = '/stream';
 
@@ -155,7 +155,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const client = clientAddress(res, req);
       const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, ws: null };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
-      const presented = req.getHeader(PAYMENT_HEADERS[0]) || req.getHeader(PAYMENT_HEADERS[1]) || req.getHeader(PAYMENT_HEADERS[2]);
+      const presented = presentedPayment(req);
       if (!presented) {
         if (pay === 'message') return upgrade();
         return send(res, 'get', 402, offer.body, JSON_TYPE, [['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']]);
