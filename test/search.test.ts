@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Hit, Item, SearchQuery } from '../src/search/item.js';
 import { tokenize } from '../src/search/tokenize.js';
-import { WireIndex } from '../src/search/wire-index.js';
+import { buildTermTable, frequentMinFor } from '../src/search/term-table.js';
+import { keptForLoad, WireIndex } from '../src/search/wire-index.js';
 import { FILTERS, rng, syntheticItems } from '../bench/synthetic.js';
 
 const HOUR = 3_600_000;
@@ -147,14 +148,21 @@ describe('store', () => {
   });
 });
 
+/** An item's terms, title and all, tokenised once per item object (items are never changed). */
+const termsOfItem = new WeakMap<Item, { title: Set<string>; all: Set<string> }>();
+
 /** The same semantics, written the obvious way. */
 function reference(items: Item[], query: SearchQuery, now: number): string[] {
   const terms = [...new Set(tokenize(query.q ?? ''))].slice(0, 8);
   const scored: { item: Item; score: number }[] = [];
   for (const it of items) {
     if (it.published < query.sinceMs || (query.filter && it.filter !== query.filter)) continue;
-    const title = new Set(tokenize(it.title));
-    const all = new Set([...title, ...tokenize(it.summary)]);
+    let known = termsOfItem.get(it);
+    if (!known) {
+      const title = new Set(tokenize(it.title));
+      termsOfItem.set(it, (known = { title, all: new Set([...title, ...tokenize(it.summary)]) }));
+    }
+    const { title, all } = known;
     if (!terms.every((t) => all.has(t))) continue;
     const inTitle = terms.filter((t) => title.has(t)).length;
     const score = terms.length === 0 ? 1 : (0.5 + (0.5 * inTitle) / terms.length) * Math.pow(2, -Math.max(0, now - it.published) / (24 * HOUR));
@@ -312,5 +320,94 @@ describe('tokenizer: what a user would notice', () => {
   test('removing marks does not merge different Japanese or Hindi words', () => {
     assert.notDeepEqual(tokenize('ガス'), tokenize('カス'));
     assert.deepEqual(tokenize('हिन्दी समाचार'), ['हिन्दी', 'समाचार']);
+  });
+});
+
+describe('warm restart: a wire loaded whole', () => {
+  const OPTS = { maxAgeMs: 72 * HOUR, maxItems: 3000 };
+  const storedIds = (w: WireIndex) => w.items().map((i) => i.id).sort();
+
+  /** Random queries from the stored titles: results must equal the brute-force reference. */
+  function agrees(w: WireIndex, now: number, seed: number, label: string): void {
+    const items = w.items();
+    const random = rng(seed);
+    for (let i = 0; i < 150; i++) {
+      const words = tokenize(items[Math.floor(random() * items.length)]!.title);
+      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => words[Math.floor(random() * words.length)]!).join(' ');
+      const query: SearchQuery = {
+        q: text,
+        sinceMs: now - Math.floor(random() * 72) * HOUR,
+        limit: 1 + Math.floor(random() * 30),
+        ...(random() < 0.3 && { filter: FILTERS[Math.floor(random() * FILTERS.length)]! }),
+      };
+      assert.deepEqual(ids(w.search(query, now)), reference(items, query, now), `${label}: ${JSON.stringify(query)}`);
+    }
+  }
+
+  /** New items, and new versions (new title and summary) of stored ones, then the retention. */
+  function churn(w: WireIndex, step: number, now: number): void {
+    const fresh = syntheticItems(700, now, 100 + step, 12 * HOUR);
+    const stored = w.items();
+    const random = rng(step);
+    const edits = Array.from({ length: 150 }, () => {
+      const old = stored[Math.floor(random() * stored.length)]!;
+      const donor = fresh[Math.floor(random() * fresh.length)]!;
+      return { ...old, title: donor.title, summary: donor.summary };
+    });
+    w.add([...fresh, ...edits], now);
+    w.evict(now);
+  }
+
+  test('answers as the wire built item by item did, before and through later adds, new versions and evictions', () => {
+    let now = Date.now();
+    const live = new WireIndex(OPTS);
+    live.add(syntheticItems(2500, now, 7), now);
+    for (let step = 0; step < 4; step++) churn(live, step, (now += 8 * HOUR));
+    agrees(live, now, 1, 'built item by item, after churn');
+
+    // Saved in insertion order (as `items()` gives them) and loaded whole.
+    const restarted = new WireIndex(OPTS);
+    restarted.load(live.items(), now);
+    assert.deepEqual(storedIds(restarted), storedIds(live));
+    agrees(restarted, now, 1, 'loaded whole');
+    for (let step = 4; step < 8; step++) {
+      churn(live, step, (now += 8 * HOUR));
+      churn(restarted, step, now);
+      assert.deepEqual(storedIds(restarted), storedIds(live), `step ${step}`);
+      agrees(restarted, now, step, `loaded whole, then churn step ${step}`);
+    }
+  });
+
+  test('a term table built elsewhere (the warm start worker) gives the same wire; one that does not fit is rebuilt', () => {
+    const now = Date.now();
+    const items = syntheticItems(2000, now, 9);
+    const inline = new WireIndex(OPTS);
+    inline.load(items, now);
+    const kept = keptForLoad(items, now, OPTS)!;
+    const fromWorker = new WireIndex(OPTS);
+    fromWorker.load(items, now, buildTermTable(kept, frequentMinFor(OPTS.maxItems)));
+    const misfit = new WireIndex(OPTS);
+    misfit.load(items, now, buildTermTable(kept.slice(1), frequentMinFor(OPTS.maxItems)));
+    for (const w of [fromWorker, misfit]) {
+      assert.deepEqual(storedIds(w), storedIds(inline));
+      agrees(w, now, 3, 'table from elsewhere');
+    }
+  });
+
+  test('keeps what item-by-item adding keeps: the retention, the newest up to the cap, one item per id', () => {
+    const now = Date.now();
+    const items = syntheticItems(4000, now, 5, 84 * HOUR); // a seventh beyond 72 h, and over the cap
+    const added = new WireIndex(OPTS);
+    added.add(items, now);
+    const loaded = new WireIndex(OPTS);
+    loaded.load(items, now);
+    assert.equal(loaded.size, OPTS.maxItems);
+    assert.deepEqual(storedIds(loaded), storedIds(added));
+    // A repeated id: reconciled as `add` does (the later version wins).
+    const recent = loaded.items().slice(0, 100);
+    const w = new WireIndex(OPTS);
+    w.load([...recent, { ...recent[0]!, title: 'a later version' }], now);
+    assert.equal(w.size, 100);
+    assert.equal(w.get(recent[0]!.filter, recent[0]!.id)!.title, 'a later version');
   });
 });

@@ -25,6 +25,13 @@ export class TermBitsets {
     this.bits.set(term, b);
   }
 
+  /** Sets the bitset of a term from a copy of `bits` (a warm restart's term table). */
+  adopt(term: string, bits: Uint32Array): void {
+    const b = new Uint32Array(this.words);
+    b.set(bits.length > this.words ? bits.subarray(0, this.words) : bits);
+    this.bits.set(term, b);
+  }
+
   drop(term: string): void {
     this.bits.delete(term);
   }

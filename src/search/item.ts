@@ -60,5 +60,19 @@ export function storeItem(item: Item, seq: number): StoredItem {
     ',"source":' + JSON.stringify(item.source) +
     ',"category":' + JSON.stringify(item.filter) +
     ',"published":"' + new Date(item.published).toISOString() + '"';
-  return { ...item, seq, jsonHead, jsonSummary: ',"summary":' + JSON.stringify(item.summary) };
+  // Every stored item gets the same fields in the same order: one object shape for the hot path.
+  const stored: StoredItem = {
+    id: item.id,
+    title: item.title,
+    url: item.url,
+    source: item.source,
+    filter: item.filter,
+    published: item.published,
+    summary: item.summary,
+    seq,
+    jsonHead,
+    jsonSummary: ',"summary":' + JSON.stringify(item.summary),
+  };
+  if (item.state !== undefined) stored.state = item.state;
+  return stored;
 }

@@ -1,20 +1,18 @@
 /**
- * One wire's items: a store bounded by age and count, and a FlexSearch text index over
- * title and summary.
+ * One wire's items: a store bounded by age and count, and a text index over title and summary.
  *
- * Query plan. FlexSearch returns the postings of one term in microseconds, even for a term
- * in every item, but intersecting frequent terms itself costs milliseconds, and so does
- * touching 20,000 JavaScript objects. So FlexSearch is asked only for single-term postings,
- * and the rest runs over typed arrays indexed by slot (an item's FlexSearch id):
+ * Query plan. Intersecting the posting lists of frequent terms costs milliseconds, and so does
+ * touching 20,000 JavaScript objects. So a term is held in one of two forms: a short posting
+ * list while it is rare (`Postings`), a bitset once it is frequent (`TermBitsets`), and the
+ * matching runs over typed arrays indexed by slot (an item's place in the store):
  *
  * - Rare path (the rarest query term is in fewer than `frequentMin` items): the rarest
  *   term's postings are the candidates; each other term is checked through its bitset if it
  *   is frequent, or through stamps marked from its (short) postings if not.
  *
- * Frequent terms are not given to FlexSearch at all once they have a bitset: removing an id
- * from a posting list costs a search and a splice of that list, so keeping every posting
- * list short (at most `frequentMin` long) keeps eviction and replacement cheap. A term keeps
- * its bitset until no item holds it.
+ * A term's posting list is dropped when it gets its bitsets: removing a slot from a list costs
+ * a scan and a splice of that list, so keeping every list short (under `frequentMin` long)
+ * keeps eviction and replacement cheap. A term keeps its bitsets until no item holds it.
  * - Frequent path (every term is frequent): matches are dense, so the items are walked newest
  *   first, every term checked through its bitset, and the walk stops as soon as even a
  *   perfect title match that old could no longer enter the top k.
@@ -25,9 +23,10 @@
  *
  * Ranking (see `score`): text relevance times a recency decay.
  */
-import FlexSearch from 'flexsearch';
 import { storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
+import { Postings } from './postings.js';
+import { buildTermTable, frequentMinFor, type TermTable } from './term-table.js';
 import { MAX_QUERY_TERMS, tokenize, tokenizeQuery } from './tokenize.js';
 
 export interface WireIndexOptions {
@@ -53,7 +52,7 @@ export const sourceKey = (name: string, filter: string) => `${name}\u0000${filte
 export type StoredListener = (item: StoredItem, terms: ReadonlySet<string>, update: boolean) => void;
 
 export class WireIndex {
-  /** Slot → stored item; a slot is also the item's FlexSearch id. */
+  /** Slot → stored item. */
   private slots: (StoredItem | undefined)[] = [];
   private published = new Float64Array(1024);
   private filterOf = new Int32Array(1024);
@@ -75,12 +74,8 @@ export class WireIndex {
   private readonly titleBits = new TermBitsets();
   /** Document frequency from which a term gets bitsets (and queries take the frequent path). */
   private readonly frequentMin: number;
-  /**
-   * Terms are tokenised by `tokenize` before they reach FlexSearch, and its encoder only splits
-   * on the spaces between them: FlexSearch's own encoders would drop the title prefix and fold
-   * characters differently from the query side.
-   */
-  private readonly text = new FlexSearch.Index({ tokenize: 'strict', resolution: 1, cache: false, fastupdate: true, encoder: splitTerms });
+  /** Posting lists of the rare terms: any field, and title only (under the `TITLE` prefix). */
+  private readonly rare = new Postings();
   /** Per-query scratch: slot → generation stamp and term counts. */
   private stamp = new Uint32Array(1024);
   private count = new Uint8Array(1024);
@@ -103,7 +98,11 @@ export class WireIndex {
 
   constructor(private readonly opts: WireIndexOptions) {
     this.halfLifeMs = opts.halfLifeMs ?? DEFAULT_HALF_LIFE_MS;
-    this.frequentMin = Math.max(64, Math.floor(opts.maxItems / 128));
+    this.frequentMin = frequentMinFor(opts.maxItems);
+  }
+
+  get options(): Readonly<WireIndexOptions> {
+    return this.opts;
   }
 
   get size(): number {
@@ -137,6 +136,57 @@ export class WireIndex {
       this.insert(stored, update);
     }
     if (this.byKey.size > this.opts.maxItems) this.evict(now);
+  }
+
+  /**
+   * Fills an empty index with a whole wire at once (a warm restart): what `add` would build,
+   * built the fast way. Sorted oldest first (`keptForLoad`), items append to `order` without
+   * splicing, and the term structures come whole from a `TermTable`, built here or, given the
+   * same `now`, by a worker thread from the same items. Nobody is told (`onStored`): these
+   * items are not new. Input that `add` would have to reconcile (a repeated id or URL under one
+   * filter value), or an index that is not empty, goes through `add`.
+   */
+  load(items: readonly Item[], now: number = Date.now(), table?: TermTable): void {
+    const kept = keptForLoad(items, now, this.opts);
+    if (!kept || this.slots.length > 0) return this.add(items, now);
+    if (!table || table.count !== kept.length || table.frequentMin !== this.frequentMin) table = buildTermTable(kept, this.frequentMin);
+    this.grow(kept.length);
+    const slotsOfUrl = new Map<string, number[]>();
+    for (let slot = 0; slot < kept.length; slot++) {
+      const item = kept[slot]!;
+      this.slots[slot] = storeItem(item, ++this.seq);
+      this.published[slot] = item.published;
+      let filterId = this.filterIds.get(item.filter);
+      if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
+      this.filterOf[slot] = filterId;
+      this.byKey.set(key(item.filter, item.id), slot);
+      this.byUrl.set(key(item.filter, item.url), item.id);
+      const same = slotsOfUrl.get(item.url);
+      if (same) same.push(slot);
+      else slotsOfUrl.set(item.url, [slot]);
+      this.order.push(slot);
+    }
+    for (const same of slotsOfUrl.values()) if (same.length > 1) for (const slot of same) this.shared[slot] = 1;
+    this.restoreTerms(table);
+    this.changes += kept.length;
+  }
+
+  private restoreTerms({ terms, freq, words, bits, offsets, slots }: TermTable): void {
+    let frequent = 0;
+    let rare = 0;
+    for (let id = 0; id < terms.length; id++) {
+      const term = terms[id]!;
+      this.docFreq.set(term, freq[id]!);
+      if (freq[id]! >= this.frequentMin) {
+        const at = frequent++ * 2 * words;
+        this.anyBits.adopt(term, bits.subarray(at, at + words));
+        this.titleBits.adopt(term, bits.subarray(at + words, at + 2 * words));
+        continue;
+      }
+      const k = rare++ * 2;
+      this.rare.set(term, Array.from(slots.subarray(offsets[k]!, offsets[k + 1]!)));
+      if (offsets[k + 2]! > offsets[k + 1]!) this.rare.set(TITLE + term, Array.from(slots.subarray(offsets[k + 1]!, offsets[k + 2]!)));
+    }
   }
 
   /** Drops items older than the retention, then the oldest beyond the count bound. */
@@ -271,7 +321,7 @@ export class WireIndex {
       const tb = this.titleBits.get(term);
       if (tb) titleBitChecks.push(tb);
       else {
-        for (const slot of this.postings(TITLE + term)) {
+        for (const slot of this.rare.get(TITLE + term)) {
           if (titleStamp[slot] !== gen) {
             titleStamp[slot] = gen;
             titleCount[slot] = 0;
@@ -285,7 +335,7 @@ export class WireIndex {
         bitChecks.push(ab);
         continue;
       }
-      for (const slot of this.postings(term)) {
+      for (const slot of this.rare.get(term)) {
         if (stamp[slot] !== gen) {
           stamp[slot] = gen;
           count[slot] = 0;
@@ -296,9 +346,9 @@ export class WireIndex {
     }
     const published = this.published;
     // The rarest term's slots: its bitset if it has one (a term that was frequent), else its
-    // FlexSearch postings.
+    // posting list.
     const rarestBits = this.anyBits.get(terms[rarest]!);
-    const candidates = rarestBits ? slotsOf(rarestBits) : this.postings(terms[rarest]!);
+    const candidates = rarestBits ? slotsOf(rarestBits) : this.rare.get(terms[rarest]!);
     outer: for (let c = candidates.length - 1; c >= 0; c--) {
       const slot = candidates[c]!;
       if (marked > 0 && (stamp[slot] !== gen || count[slot] !== marked)) continue;
@@ -357,10 +407,6 @@ export class WireIndex {
     return target <= 0 ? Number.NEGATIVE_INFINITY : now + this.halfLifeMs * Math.log2(target / text) - 1;
   }
 
-  private postings(term: string): number[] {
-    return this.text.search(term, { limit: this.slots.length + 1 }) as number[];
-  }
-
   private nextGeneration(): number {
     this.generation = (this.generation + 1) >>> 0;
     if (this.generation === 0) {
@@ -389,9 +435,6 @@ export class WireIndex {
     this.filterOf[slot] = filterId;
     this.shared[slot] = 0;
     const { title, all } = termsOf(stored);
-    // FlexSearch indexes only the item's rare terms; frequent ones live in bitsets.
-    let text = '';
-    const promoted: string[] = [];
     for (const t of all) {
       const f = (this.docFreq.get(t) ?? 0) + 1;
       this.docFreq.set(t, f);
@@ -400,16 +443,15 @@ export class WireIndex {
         if (title.has(t)) this.titleBits.set(t, slot);
         continue;
       }
-      text += t + ' ';
-      if (title.has(t)) text += TITLE + t + ' ';
-      if (f >= this.frequentMin) promoted.push(t);
-    }
-    if (text !== '') this.text.add(slot, text);
-    // A term that just became frequent: every item holding it is in its FlexSearch postings
-    // (it was rare when each was added), so its bitsets start complete.
-    for (const t of promoted) {
-      this.anyBits.create(t, this.postings(t));
-      this.titleBits.create(t, this.postings(TITLE + t));
+      this.rare.add(t, slot);
+      if (title.has(t)) this.rare.add(TITLE + t, slot);
+      if (f < this.frequentMin) continue;
+      // Just became frequent: every item holding it is in its posting lists (it was rare when
+      // each was added), so its bitsets start complete and the lists can go.
+      this.anyBits.create(t, this.rare.get(t));
+      this.titleBits.create(t, this.rare.get(TITLE + t));
+      this.rare.drop(t);
+      this.rare.drop(TITLE + t);
     }
     this.byKey.set(key(item.filter, item.id), slot);
     this.byUrl.set(key(item.filter, item.url), item.id);
@@ -448,16 +490,18 @@ export class WireIndex {
     const urlKey = key(item.filter, item.url);
     if (this.byUrl.get(urlKey) === item.id) this.byUrl.delete(urlKey);
     this.recountCopies(item.url);
-    this.text.remove(slot);
     // Terms are recomputed rather than kept per item: removals are rare next to the memory
     // forty strings per item would cost.
     for (const t of termsOf(item).all) {
       const f = (this.docFreq.get(t) ?? 1) - 1;
       if (f > 0) this.docFreq.set(t, f);
       else this.docFreq.delete(t);
-      if (f === 0) {
-        // A frequent term keeps its bitsets until no item holds it any more: FlexSearch stopped
-        // receiving it when it became frequent, so its postings there are incomplete.
+      if (!this.anyBits.has(t)) {
+        this.rare.remove(t, slot);
+        this.rare.remove(TITLE + t, slot);
+      } else if (f === 0) {
+        // A frequent term keeps its bitsets until no item holds it any more: its posting lists
+        // were dropped when it became frequent, so they cannot take over again.
         this.anyBits.drop(t);
         this.titleBits.drop(t);
       } else {
@@ -487,12 +531,22 @@ export class WireIndex {
   }
 }
 
-function key(filter: string, idOrUrl: string): string {
-  return filter + '\n' + idOrUrl;
+/**
+ * What `WireIndex.load` stores of a wire's items, oldest first (slot order): those within the
+ * retention, the newest up to the cap. Undefined when an id or a URL repeats under one filter
+ * value, which only `add` reconciles.
+ */
+export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions): Item[] | undefined {
+  const oldest = now - opts.maxAgeMs;
+  const kept = items.filter((i) => i.published >= oldest).sort((a, b) => a.published - b.published);
+  if (kept.length > opts.maxItems) kept.splice(0, kept.length - opts.maxItems);
+  const keys = new Set<string>();
+  for (const i of kept) keys.add(key(i.filter, i.id)).add(key(i.filter, i.url) + '\n');
+  return keys.size === kept.length * 2 ? kept : undefined;
 }
 
-function splitTerms(text: string): string[] {
-  return text.split(' ').filter((t) => t !== '');
+function key(filter: string, idOrUrl: string): string {
+  return filter + '\n' + idOrUrl;
 }
 
 /** The distinct terms of an item: title, and title with summary. */

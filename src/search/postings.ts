@@ -1,0 +1,47 @@
+/**
+ * Posting lists of a wire's rare terms: term → the slots holding it, oldest insertion first.
+ *
+ * A term lives here only while it is rare (fewer than the wire's frequent threshold of items):
+ * once frequent it moves to bitsets (`TermBitsets`) and its list is dropped, so every list stays
+ * short and removing a slot from one is a short scan and splice.
+ *
+ * This is all the text index a wire needs, because queries intersect in typed arrays (see
+ * `WireIndex`). It replaced a FlexSearch index that held the same lists: appending a posting
+ * here costs a Map lookup and a push, where FlexSearch's `add` cost about 0.8 µs per term
+ * (most of a warm restart), and a FlexSearch index with `fastupdate` (needed for removals)
+ * cannot be rebuilt from lists built elsewhere, as a warm restart's worker builds them.
+ */
+const EMPTY: readonly number[] = Object.freeze([]);
+
+export class Postings {
+  private readonly lists = new Map<string, number[]>();
+
+  /** The slots holding `term`, oldest insertion first. A view: callers never change it. */
+  get(term: string): readonly number[] {
+    return this.lists.get(term) ?? EMPTY;
+  }
+
+  add(term: string, slot: number): void {
+    const list = this.lists.get(term);
+    if (list) list.push(slot);
+    else this.lists.set(term, [slot]);
+  }
+
+  remove(term: string, slot: number): void {
+    const list = this.lists.get(term);
+    if (!list) return;
+    const i = list.lastIndexOf(slot);
+    if (i < 0) return;
+    if (list.length === 1) this.lists.delete(term);
+    else list.splice(i, 1);
+  }
+
+  drop(term: string): void {
+    this.lists.delete(term);
+  }
+
+  /** Sets a whole list, slots ascending (a warm restart's term table). */
+  set(term: string, slots: number[]): void {
+    this.lists.set(term, slots);
+  }
+}
