@@ -16,7 +16,8 @@ import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
 import type { PollResult, PollTask } from './ingest/poll-task.js';
 import { Scheduler } from './ingest/scheduler.js';
-import { cleanTempFiles, loadWire, saveWire } from './ingest/snapshot.js';
+import { saveWire } from './ingest/snapshot.js';
+import { loadSnapshots } from './ingest/warm-start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
 import { createRegistry, type RequestStats } from './metrics.js';
@@ -102,20 +103,6 @@ function checkUws(uws: LoadedUws, config: Readonly<Config>): void {
   }
 }
 
-function loadSnapshots(config: Readonly<Config>, wires: Map<string, WireIndex>): void {
-  cleanTempFiles(config.dataDir);
-  const now = Date.now();
-  let total = 0;
-  for (const [id, index] of wires) {
-    const items = loadWire(config.dataDir, id);
-    if (items) {
-      index.add(items, now);
-      total += items.length;
-    }
-  }
-  if (total) log.info('snapshot loaded', { items: total });
-}
-
 export interface StartOptions {
   /** Pre-filled wires (tests, demo); when absent, wires start from the snapshot in DATA_DIR. */
   wires?: Map<string, WireIndex>;
@@ -163,7 +150,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   let wires = opts.wires;
   if (!wires) {
     wires = createIndexes();
-    loadSnapshots(config, wires);
+    await loadSnapshots(config.dataDir, wires);
   }
 
   let pool: Piscina | null = null;

@@ -6,13 +6,12 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { log } from '../log.js';
-import { ChainReader } from './chain.js';
+import type { ChainReader } from './chain.js';
 import { Journal } from './journal.js';
 import { FailureBudget } from './failure-budget.js';
 import { Payments } from './payments.js';
 import type { Settler } from './settler.js';
 import { FacilitatorSettler } from './settlers/facilitator.js';
-import { WalletSettler } from './settlers/wallet.js';
 
 export interface PaymentsSetup {
   payments: Payments;
@@ -23,9 +22,13 @@ export interface PaymentsSetup {
 export async function setupPayments(config: Readonly<Config>): Promise<PaymentsSetup> {
   const s = config.settlement;
   const timeoutMs = s.settleTimeoutSec * 1000;
-  const chain = s.rpcUrl ? new ChainReader(s.rpcUrl, timeoutMs) : null;
+  // viem, a quarter of a second of every start, is loaded only by configurations that read
+  // the chain (BASE_RPC_URL) or settle with the operator's wallet.
+  let chain: ChainReader | null = null;
+  if (s.rpcUrl) chain = new (await import('./chain.js')).ChainReader(s.rpcUrl, timeoutMs);
   let settler: Settler;
   if (s.settlerKey && chain) {
+    const { WalletSettler } = await import('./settlers/wallet.js');
     const wallet = new WalletSettler(s.settlerKey, s.rpcUrl!, timeoutMs, chain);
     log.info('settling with the operator wallet', { address: wallet.address });
     settler = wallet;
