@@ -42,6 +42,10 @@ interface Expected {
 const DIR = new URL('../../fixtures/real/', import.meta.url);
 const CAPTURES = JSON.parse(readFileSync(new URL('index.json', DIR), 'utf8')) as Capture[];
 const DAY_MS = 86_400_000;
+/** A title built from parts, one of them missing: "Recipient:", "Engineer at". */
+const DANGLING_TITLE = /(?:[:|–—-]|\bat)\s*$/;
+/** In a summary the parser composes from a JSON row's fields, a field left empty: "performed in .". */
+const EMPTY_SLOT = /\b(?:in|from|to|at|by|of|for) [.,](?:\s|$)/;
 
 // ---- an independent reader of the documents ----------------------------------------------
 
@@ -254,6 +258,9 @@ for (const cap of CAPTURES) {
       if (TAG.test(item.title)) problems.push(`${label}: markup in title`);
       if (ENTITY.test(item.title)) problems.push(`${label}: undecoded entity in title`);
       if (MOJIBAKE.test(item.title)) problems.push(`${label}: mojibake in title`);
+      // A field the document left out (JSON null, a missing element) shows as a dangling joint.
+      if (DANGLING_TITLE.test(item.title)) problems.push(`${label}: title ends in a separator (a missing part)`);
+      if (cap.contentType === 'application/json' && EMPTY_SLOT.test(item.summary)) problems.push(`${label}: summary has an empty slot: ${item.summary.slice(0, 90)}`);
       let url: URL | undefined;
       try {
         url = new URL(item.url);

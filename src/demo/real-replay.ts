@@ -47,7 +47,14 @@ export interface RealCapture {
  *   provider or category's stories would be served under the wrong filter value;
  * - `remotive-api-remote-jobs` (a `?limit=20` query of every category, not `software-dev`) and
  *   `federalregister-documents` (all four document types, not rules only): most of their items
- *   would disagree with the filter value they would be served under.
+ *   would disagree with the filter value they would be served under;
+ * - the USAspending capture: its query asked for grants, not contracts, and for fields without
+ *   an award date.
+ *
+ * Played under a sibling feed of the same publisher and template, whose stories belong to the
+ * same filter value: the FTC's competition press releases as `ftc-press`, and the SEC's
+ * administrative proceedings as `sec-litigation` (both served as the `ftc` and `sec`
+ * enforcement filters).
  */
 export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> = {
   'edgar-10k': { file: 'edgar-getcurrent-10-K-2016-02-25.xml' },
@@ -77,7 +84,12 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   remoteok: { file: 'remoteok-api-2026-03-17.json' },
   'wwr-devops': { file: 'weworkremotely-remote-devops-sysadmin-jobs-2022-11-07.rss' },
   'debian-dsa': { file: 'debian-dsa-rdf-2024-05-07.rdf' },
-  espn: { file: 'espn-nfl-news-2012-09-02.xml' },
+  espn: { file: 'espn-ncb-news-2019-08-20.xml' },
+  'openai-news': { file: 'openai-news-rss-2025-07-28.xml' },
+  'google-ai-blog': { file: 'google-blog-technology-ai-rss-2025-07-24.xml' },
+  'deepmind-blog': { file: 'deepmind-blog-rss-2025-07-23.xml' },
+  'ftc-press': { file: 'ftc-press-release-competition-2026-07-28.xml' },
+  'sec-litigation': { file: 'sec-admin-proceedings-2026-07-28.xml' },
 };
 
 export interface ReplayedDocument {

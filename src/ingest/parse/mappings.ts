@@ -64,6 +64,8 @@ export function undoubleUtf8(text: string): string {
   }
 }
 
+/** "from X", or nothing when X is missing. */
+const words = (lead: string, v: unknown) => (str(v) ? `${lead} ${str(v)}` : '');
 const usd = (v: unknown) => (typeof v === 'number' ? `$${Math.round(v).toLocaleString('en-US')}` : '');
 
 export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
@@ -115,10 +117,16 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
   'usaspending-': {
     items: 'results',
     id: 'generated_internal_id',
-    title: (r) => `${str(r['Recipient Name'])}: ${str(r.Description)}`,
+    // USAspending serves null for what it does not know (a description, a foreign place of
+    // performance, aggregate rows' recipient): such parts are left out, not left empty.
+    title: (r) => [str(r['Recipient Name']), str(r.Description)].filter(Boolean).join(': '),
     url: (r) => `https://www.usaspending.gov/award/${str(r.generated_internal_id)}`,
     date: (r) => r['Base Obligation Date'] ?? r['Last Modified Date'],
-    summary: (r) => `${usd(r['Award Amount'])} from ${str(r['Awarding Agency'])} to ${str(r['Recipient Name'])}, performed in ${str(r['Place of Performance State Code'])}. ${str(r.Description)}`,
+    summary: (r) => {
+      const who = [usd(r['Award Amount']), words('from', r['Awarding Agency']), words('to', r['Recipient Name'])].filter(Boolean).join(' ');
+      const where = str(r['Place of Performance State Code']);
+      return [who && (where ? `${who}, performed in ${where}.` : `${who}.`), str(r.Description)].filter(Boolean).join(' ');
+    },
     state: 'Place of Performance State Code',
   },
   remotive: {
