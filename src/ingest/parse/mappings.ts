@@ -64,6 +64,18 @@ export function undoubleUtf8(text: string): string {
   }
 }
 
+/** A software qualifier (stack, platform, field)… */
+const SOFTWARE_WORD = /\b(?:software|developers?|programmers?|devops|sre|front[- ]?end|back[- ]?end|full[- ]?stack|firmware|embedded|ios|android|web|mobile|platform|infrastructure|data|ml|machine learning|ai|cloud|security|qa|test|reliability|systems?|staff|principal|c\+\+|python|java|golang|go|rust|react|node|typescript|javascript|php|ruby)\b/i;
+/** …and a builder's role… */
+const BUILDER_WORD = /\b(?:engineers?|engineering|developers?|programmers?|architects?|sre|devops)\b/i;
+/** …but not engineering outside software, nor selling it. */
+const OTHER_ENGINEERING = /\b(?:electrical|mechanical|civil|chemical|structural|manufacturing|hardware|process|field|sales|solutions)\b/i;
+
+/** Whether a job title names software-development work ("Senior Backend Engineer", not "Sales Engineer"). */
+export function isSoftwareRole(position: string): boolean {
+  return SOFTWARE_WORD.test(position) && BUILDER_WORD.test(position) && !OTHER_ENGINEERING.test(position);
+}
+
 /** "from X", or nothing when X is missing. */
 const words = (lead: string, v: unknown) => (str(v) ? `${lead} ${str(v)}` : '');
 const usd = (v: unknown) => (typeof v === 'number' ? `$${Math.round(v).toLocaleString('en-US')}` : '');
@@ -140,10 +152,10 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
   },
   remoteok: {
     items: '',
-    skip: (r) => r.id === undefined || 'legal' in r,
+    // The API is the whole board (there is no category query, and its tags are unreliable),
+    // and the source serves `software-dev`: other jobs are not its items.
+    skip: (r) => r.id === undefined || 'legal' in r || !isSoftwareRole(undoubleUtf8(str(r.position))),
     id: 'id',
-    // Remote OK lists placeholder jobs with empty position and company (and no description):
-    // no title, so skipped, rather than an item titled "at".
     title: (r) => at(undoubleUtf8(str(r.position)).trim(), undoubleUtf8(str(r.company)).trim()),
     url: 'url',
     date: (r) => r.date ?? r.epoch,
