@@ -210,6 +210,23 @@ describe('client module', () => {
     assert.throws(() => new WiresClient({ url: svc.base, privateKey: 'not-a-key' }), /64 hex digits/);
   });
 
+  test('concurrent paid calls never pass the spend limit together: one pays, on chain, the other is refused unsigned', async () => {
+    const payer = devnet.payers[0]!;
+    const client = new WiresClient({ url: svc.base, privateKey: payer.privateKey, maxSpendUsd: 0.005 });
+    const before = await balance(payer.address);
+    const results = await Promise.allSettled([client.wire('cve', { src: 'cisa' }), client.wire('cve', { src: 'cisa', limit: 5 })]);
+    const paid = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.equal(paid.length, 1);
+    assert.equal(refused.length, 1);
+    assert.equal((refused[0]!.reason as WiresError).code, 'over_spend_limit');
+    assert.match((refused[0]!.reason as WiresError).message, /not yet answered/);
+    assert.equal(client.spentUsd, 0.005);
+    assert.equal((await balance(payer.address)) - before, -5_000n);
+    // Nothing stays reserved: a third call is refused for what was spent alone.
+    await assert.rejects(client.wire('cve', { src: 'cisa' }), (err: WiresError) => err.code === 'over_spend_limit' && !/not yet answered/.test(err.message));
+  });
+
   test('a preview takes the asked limit capped at 3', async () => {
     const client = new WiresClient({ url: svc.base });
     assert.equal((await client.wire('cve', { limit: 2 })).envelope.articles.length, 2);

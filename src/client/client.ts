@@ -105,6 +105,11 @@ export class WiresClient {
   private readonly maxSpend: number;
   private readonly http: typeof fetch;
   private spent = 0;
+  /**
+   * USD of payments signed and not yet accepted or refused. The spend limit counts them, so
+   * concurrent payments (two calls, two streams) cannot together pass it.
+   */
+  private reserved = 0;
   private priceList: Promise<Map<string, Offer>> | null = null;
   /** Price-list path → minutes one payment buys, for the streams (a call buys one "unit"). */
   private readonly blockMinutes = new Map<string, number>();
@@ -172,9 +177,8 @@ export class WiresClient {
         if (!this.account) throw new WiresError('payment_required', `streams are paid (${path}); set a wallet key (WALLET_PRIVATE_KEY) to open one`);
         return this.authorizeOffer(path, required);
       },
-      paid: (usd) => {
-        this.spent += usd;
-      },
+      paid: (usd) => this.settle(usd, true),
+      refused: (usd) => this.settle(usd, false),
     });
   }
 
@@ -193,9 +197,16 @@ export class WiresClient {
 
   private async pay(route: Route, target: string, first: Response): Promise<CallResult> {
     const { header, usd: priceUsd } = await this.authorize(route, first);
-    const paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': header } });
+    let paid: Response;
+    try {
+      paid = await this.http(target, { headers: { 'PAYMENT-SIGNATURE': header } });
+    } catch (err) {
+      // Sent, and no answer: the service may have taken it, so it counts.
+      this.settle(priceUsd, true);
+      throw err;
+    }
+    this.settle(priceUsd, paid.status === 200);
     if (paid.status !== 200) throw await serviceError(paid);
-    this.spent += priceUsd;
     const settlement = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8') || '{}');
     return { envelope: (await paid.json()) as Envelope, paidUsd: priceUsd, route: route.path, settlement };
   }
@@ -209,7 +220,10 @@ export class WiresClient {
     if (!route) throw new WiresError('unknown_route', `unknown route ${new URL(url).pathname}`);
     const first = await this.http(url);
     if (first.status !== 402) throw new WiresError('not_payable', `${url} answered ${first.status}, not 402`);
-    return (await this.authorize(route, first)).header;
+    const { header, usd } = await this.authorize(route, first);
+    // Handed out signed: whoever sends it spends it.
+    this.settle(usd, true);
+    return header;
   }
 
   /** Reads the 402's offer, checks it, and signs an authorization for exactly its price. */
@@ -223,18 +237,34 @@ export class WiresClient {
   /**
    * Every payment this client makes goes through here: the exact offer on Base of `required`
    * (a call's 402 or a stream's block), checked against the price list and the limits, then
-   * signed. Returns the header value and the USD it pays (counted once the service accepts).
+   * signed. Returns the header value and the USD it pays, reserved against the spend limit
+   * until the caller settles it (`settle`).
    */
   private async authorizeOffer(path: string, required: PaymentRequired, why = ''): Promise<{ header: string; usd: number }> {
     const offer = required.accepts?.find((a) => a.scheme === 'exact' && a.network === 'eip155:8453');
     if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${path}: ${why}`.trim());
-    await this.checkOffer(path, offer);
-    const payload = await this.sign(offer, required.resource);
-    return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), usd: atomicToUsd(offer.amount) };
+    const usd = await this.checkOffer(path, offer, true);
+    try {
+      const payload = await this.sign(offer, required.resource);
+      return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), usd };
+    } catch (err) {
+      this.settle(usd, false);
+      throw err;
+    }
   }
 
-  /** Refuses (before any signature) an offer that is not the published price or is over a limit. */
-  async checkOffer(path: string, offer: Offer): Promise<void> {
+  /** Ends a reservation: spent when the service took the payment, released when it refused. */
+  private settle(usd: number, spent: boolean): void {
+    this.reserved = Math.max(0, this.reserved - usd);
+    if (spent) this.spent += usd;
+  }
+
+  /**
+   * Refuses (before any signature) an offer that is not the published price or is over a limit;
+   * returns its price in USD. With `reserve`, the price is reserved against the spend limit in
+   * the same step as the check, so no concurrent payment can slip in between.
+   */
+  async checkOffer(path: string, offer: Offer, reserve = false): Promise<number> {
     const listed = (await this.prices()).get(path);
     if (!listed || JSON.stringify(listed) !== JSON.stringify(offer)) {
       throw new WiresError('price_mismatch', `the offer for ${path} differs from the service's published price list (/.well-known/x402); not signing`);
@@ -248,9 +278,13 @@ export class WiresClient {
         throw new WiresError('over_price_limit', `${path} costs ${price} USD per ${minutes} minutes (${perMinute} USD a minute), above the limit of ${this.maxPrice} USD per call (compared per minute)`);
       }
     } else if (price > this.maxPrice) throw new WiresError('over_price_limit', `${path} costs ${price} USD, above the limit of ${this.maxPrice} USD per call`);
-    if (this.spent + price > this.maxSpend + 1e-9) {
-      throw new WiresError('over_spend_limit', `paying ${price} USD would take this session's spend to ${(this.spent + price).toFixed(3)} USD, above the limit of ${this.maxSpend} USD`);
+    const committed = this.spent + this.reserved;
+    if (committed + price > this.maxSpend + 1e-9) {
+      const pending = this.reserved > 0 ? ` (${+this.reserved.toFixed(6)} USD of it in payments not yet answered)` : '';
+      throw new WiresError('over_spend_limit', `paying ${price} USD would take this session's spend to ${(committed + price).toFixed(3)} USD${pending}, above the limit of ${this.maxSpend} USD`);
     }
+    if (reserve) this.reserved += price;
+    return price;
   }
 
   /** The published price list: path → the offer a client should see (streams: `/stream?wire=<id>`). */

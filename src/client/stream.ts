@@ -34,10 +34,14 @@ export interface StreamOptions {
   maxBuffered?: number;
 }
 
-/** What the stream needs from its WiresClient: sign a block's offer, and count what was paid. */
+/**
+ * What the stream needs from its WiresClient: sign a block's offer (its price is then reserved
+ * against the spend limit), and settle that reservation: paid, or refused.
+ */
 export interface Payer {
   pay(required: PaymentRequired): Promise<{ header: string; usd: number }>;
   paid(usd: number): void;
+  refused(usd: number): void;
 }
 
 
@@ -150,6 +154,7 @@ export class WireStream implements AsyncIterable<StreamItem> {
   }
 
   private refused(error: WiresError, renewal: boolean): void {
+    if (this.pending) this.payer.refused(this.pending);
     this.pending = 0;
     if (!renewal) return this.finish(error);
     // The paid time still runs: keep streaming until the service closes at its end.
@@ -196,7 +201,7 @@ export class WireStream implements AsyncIterable<StreamItem> {
         const e = m.error ?? {};
         const error = new WiresError(e.code ?? 'stream_error', e.message ?? 'the stream refused a message', e);
         // Before the subscription, any refusal (payment, parameters) means no stream.
-        if (this.sub === null) return this.finish(error);
+        if (this.sub === null) return this.refused(error, false);
         if (m.payment_required || this.pending) this.refused(error, true);
         return;
       }
@@ -218,6 +223,9 @@ export class WireStream implements AsyncIterable<StreamItem> {
   private finish(error: WiresError): void {
     if (this.ended) return;
     this.ended = true;
+    // A payment sent and never answered (the connection ended first) may have been taken.
+    if (this.pending) this.payer.paid(this.pending);
+    this.pending = 0;
     this.error = error;
     this.settle.reject(error);
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
