@@ -1,7 +1,8 @@
 /**
  * Ingest throughput (`npm run bench:parse`): parse + normalise (in a worker in production)
  * and index (on the serving thread) of a generated 1,000-item RSS 2.0 feed and a generated
- * 5,000-item USGS GeoJSON feed, in items per second; then parse time per document of the
+ * 5,000-item USGS GeoJSON feed, in items per second; the steady state of a busy wire (1,000
+ * new items into a full 20,000-item wire, each evicting the oldest); then parse time per document of the
  * corpus (fixtures/real/ and fixtures/feeds/): bytes, items, median ms per parse, MB/s and
  * ms per MB, with a total line.
  */
@@ -11,6 +12,8 @@ import { SOURCES, type SourceDef } from '../src/catalog/index.js';
 import { renderFixture } from '../src/ingest/fixture-template.js';
 import { parseSource } from '../src/ingest/parse/index.js';
 import { WireIndex } from '../src/search/wire-index.js';
+import type { Item } from '../src/search/item.js';
+import { syntheticItems } from './synthetic.js';
 
 const now = Date.now();
 const WORDS = 'market rate cut inflation bank stocks bond yield oil energy crypto chip model earnings growth'.split(' ');
@@ -36,15 +39,25 @@ const jsonSource = SOURCES.find((s) => s.id === 'usgs-2.5')!;
 const rssItems = parseSource(rssSource, rssBytes, undefined, now).items;
 const jsonItems = parseSource(jsonSource, jsonBytes, undefined, now).items;
 
+// A full wire; every batch is newer than the last, so each new item evicts the oldest one.
+const HOUR = 3_600_000;
+const full = new WireIndex({ maxAgeMs: 1000 * HOUR, maxItems: 20_000 });
+full.add(syntheticItems(20_000, now, 1), now);
+let batchNo = 0;
+let batch: Item[] = [];
+
 const bench = new Bench({ time: 3000, iterations: 5 });
 bench
   .add('RSS 1,000 items: parse + normalise', () => void parseSource(rssSource, rssBytes, undefined, now))
   .add('RSS 1,000 items: index into an empty wire', () => new WireIndex({ maxAgeMs: 72 * 3_600_000, maxItems: 20_000 }).add(rssItems, now))
   .add('GeoJSON 5,000 items: parse + normalise', () => void parseSource(jsonSource, jsonBytes, undefined, now))
-  .add('GeoJSON 5,000 items: index into an empty wire', () => new WireIndex({ maxAgeMs: 7 * 86_400_000, maxItems: 5_000 }).add(jsonItems, now));
+  .add('GeoJSON 5,000 items: index into an empty wire', () => new WireIndex({ maxAgeMs: 7 * 86_400_000, maxItems: 5_000 }).add(jsonItems, now))
+  .add('1,000 new items into a full 20,000-item wire', () => full.add(batch, now), {
+    beforeEach: () => void (batch = syntheticItems(1000, now + ++batchNo * HOUR, 100 + batchNo, HOUR)),
+  });
 await bench.run();
 
-const counts = [1000, 1000, 5000, 5000];
+const counts = [1000, 1000, 5000, 5000, 1000];
 console.table(
   bench.tasks.map((t, i) => {
     const mean = (t.result as { latency?: { mean: number } }).latency!.mean;

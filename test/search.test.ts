@@ -122,6 +122,29 @@ describe('store', () => {
     assert.equal(w.size, 2);
   });
 
+  test('through adds, copies under other filter values and evictions, an unfiltered query shows each story once', () => {
+    let now = NOW;
+    const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 1500 });
+    const random = rng(17);
+    for (let step = 0; step < 8; step++) {
+      now += 6 * HOUR;
+      const fresh = syntheticItems(400, now, 200 + step, 12 * HOUR);
+      // A third of the stored stories are carried again under another filter value.
+      const stored = w.items();
+      const copies = stored.filter(() => random() < 0.3).map((it) => ({ ...it, filter: FILTERS[(FILTERS.indexOf(it.filter) + 1) % FILTERS.length]! }));
+      w.add([...fresh, ...copies], now);
+      w.evict(now);
+      const urls = new Set(w.items().map((it) => it.url));
+      const all = (q: SearchQuery) => w.search(q, now).map((h) => h.item.url);
+      const newest = all({ sinceMs: 0, limit: 10_000 });
+      assert.equal(newest.length, urls.size, `step ${step}: each story once, newest first`);
+      assert.equal(new Set(newest).size, newest.length);
+      const word = tokenize(stored[0]?.title ?? fresh[0]!.title)[0]!;
+      const ranked = all({ q: word, sinceMs: 0, limit: 10_000 });
+      assert.equal(new Set(ranked).size, ranked.length, `step ${step}: each story once, ranked`);
+    }
+  });
+
   test('items older than the retention are not stored, and age out', () => {
     const w = index([item('new', 'x', 1), item('too-old', 'x', 80)]);
     assert.equal(w.size, 1);

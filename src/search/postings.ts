@@ -30,7 +30,9 @@ export class Postings {
   remove(term: string, slot: number): void {
     const list = this.lists.get(term);
     if (!list) return;
-    const i = list.lastIndexOf(slot);
+    // Eviction removes the oldest items, which are at the front of their lists; a new
+    // version of an item is usually among the newest, at the back.
+    const i = list[0] === slot ? 0 : list.lastIndexOf(slot);
     if (i < 0) return;
     if (list.length === 1) this.lists.delete(term);
     else list.splice(i, 1);

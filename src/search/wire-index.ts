@@ -67,6 +67,8 @@ export class WireIndex {
   private readonly byUrl = new Map<string, string>();
   /** Per slot: 1 when the same URL is also stored under another filter value. */
   private shared = new Uint8Array(1024);
+  /** URL → how many filter values hold it: the `shared` flags change only when it crosses 1. */
+  private readonly copies = new Map<string, number>();
   private readonly filterIds = new Map<string, number>();
   private readonly docFreq = new Map<string, number>();
   /** Bitsets of the frequent terms: any field, and title only. */
@@ -151,7 +153,6 @@ export class WireIndex {
     if (!kept || this.slots.length > 0) return this.add(items, now);
     if (!table || table.count !== kept.length || table.frequentMin !== this.frequentMin) table = buildTermTable(kept, this.frequentMin);
     this.grow(kept.length);
-    const slotsOfUrl = new Map<string, number[]>();
     for (let slot = 0; slot < kept.length; slot++) {
       const item = kept[slot]!;
       this.slots[slot] = storeItem(item, ++this.seq);
@@ -161,12 +162,10 @@ export class WireIndex {
       this.filterOf[slot] = filterId;
       this.byKey.set(key(item.filter, item.id), slot);
       this.byUrl.set(key(item.filter, item.url), item.id);
-      const same = slotsOfUrl.get(item.url);
-      if (same) same.push(slot);
-      else slotsOfUrl.set(item.url, [slot]);
+      this.copies.set(item.url, (this.copies.get(item.url) ?? 0) + 1);
       this.order.push(slot);
     }
-    for (const same of slotsOfUrl.values()) if (same.length > 1) for (const slot of same) this.shared[slot] = 1;
+    for (let slot = 0; slot < kept.length; slot++) if (this.copies.get(kept[slot]!.url)! > 1) this.shared[slot] = 1;
     this.restoreTerms(table);
     this.changes += kept.length;
   }
@@ -368,7 +367,8 @@ export class WireIndex {
 
   /**
    * Marks the slots of a URL held under several filter values. Only those are checked for
-   * twins at query time, so unfiltered queries pay nothing when a URL is stored once.
+   * twins at query time, so unfiltered queries pay nothing when a URL is stored once. Called
+   * only when a URL's count of copies crosses 1 (rare: most URLs are stored once).
    */
   private recountCopies(url: string): void {
     const slots: number[] = [];
@@ -455,7 +455,9 @@ export class WireIndex {
     }
     this.byKey.set(key(item.filter, item.id), slot);
     this.byUrl.set(key(item.filter, item.url), item.id);
-    this.recountCopies(item.url);
+    const copies = (this.copies.get(item.url) ?? 0) + 1;
+    this.copies.set(item.url, copies);
+    if (copies > 1) this.recountCopies(item.url);
     this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
     this.onStored?.(stored, all, update);
   }
@@ -489,7 +491,12 @@ export class WireIndex {
     this.byKey.delete(key(item.filter, item.id));
     const urlKey = key(item.filter, item.url);
     if (this.byUrl.get(urlKey) === item.id) this.byUrl.delete(urlKey);
-    this.recountCopies(item.url);
+    const copies = this.copies.get(item.url)! - 1;
+    if (copies === 0) this.copies.delete(item.url);
+    else {
+      this.copies.set(item.url, copies);
+      if (copies === 1) this.recountCopies(item.url);
+    }
     // Terms are recomputed rather than kept per item: removals are rare next to the memory
     // forty strings per item would cost.
     for (const t of termsOf(item).all) {
