@@ -68,6 +68,8 @@ describe('date shifting of real captures', () => {
     assert.match(moved, /<updated>\n {2}2016-02-25T18:55:17-05:00\n<\/updated>/);
     assert.match(moved, /Latest Filings - Thu, 25 Feb 2016 18:54:17 EST/);
     assert.match(moved, /Filed:&lt;\/b&gt; 2016-02-25 SOCI\xc9T\xc9/);
+    const cdata = shiftDocument(Buffer.from('<item><pubDate><![CDATA[Thu, 9 Jul 2026 18:00:00 GMT]]></pubDate><title><![CDATA[Minutes of 9 Jul 2026 18:00]]></title></item>'), 60_000).toString();
+    assert.equal(cdata, '<item><pubDate><![CDATA[Thu, 9 Jul 2026 18:01:00 GMT]]></pubDate><title><![CDATA[Minutes of 9 Jul 2026 18:00]]></title></item>');
     const json = '{"id":"1130784","epoch":1773720015,"time": 1688339831445,"mag":4.6,"pdf":"https://x/FR-2024-01-02/a.pdf","d":"2024-01-02"}';
     assert.equal(
       shiftDocument(Buffer.from(json), 60_000).toString(),

@@ -5,7 +5,7 @@
  * items as older than the wire's retention.
  *
  * What moves: every date that is a whole value — an XML text node (`<pubDate>…</pubDate>`,
- * `<updated>…</updated>`), a JSON string (`"2025-12-14T20:45:43"`) or a JSON number that is an
+ * `<updated>…</updated>`, or the whole CDATA section of one), a JSON string (`"2025-12-14T20:45:43"`) or a JSON number that is an
  * epoch time in seconds or milliseconds (`"time": 1688419585`). Each keeps its textual format:
  * RFC 822 with or without the day name or the seconds, 2- or 4-digit year, its zone notation
  * (`GMT`, `EDT`, `+0000`); ISO 8601 with its separator, fraction digits and zone (`Z`,
@@ -90,6 +90,8 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   'deepmind-blog': { file: 'deepmind-blog-rss-2025-07-23.xml' },
   'ftc-press': { file: 'ftc-press-release-competition-2026-07-28.xml' },
   'sec-litigation': { file: 'sec-admin-proceedings-2026-07-28.xml' },
+  'fed-monetary': { file: 'fed-press_monetary-2026-08-16.xml' },
+  'ecb-press': { file: 'ecb-press-rss-2026-08-16.xml' },
 };
 
 export interface ReplayedDocument {
@@ -188,11 +190,17 @@ export function shiftDocument(bytes: Uint8Array, shift: number): Buffer {
         return moved === undefined ? all : colon + moved;
       });
   } else {
-    // Text nodes only: `>value<`, blanks around the value kept.
-    out = text.replace(/>(\s*)([^<>\s][^<>]{6,40}?)(\s*)</g, (all, lead: string, value: string, trail: string) => {
-      const moved = shiftDateText(value, shift);
-      return moved === undefined ? all : `>${lead}${moved}${trail}<`;
-    });
+    // Text nodes only: `>value<`, blanks around the value kept; and a CDATA section that is an
+    // element's whole text (the Federal Reserve's `<pubDate><![CDATA[…]]></pubDate>`).
+    out = text
+      .replace(/>(\s*)([^<>\s][^<>]{6,40}?)(\s*)</g, (all, lead: string, value: string, trail: string) => {
+        const moved = shiftDateText(value, shift);
+        return moved === undefined ? all : `>${lead}${moved}${trail}<`;
+      })
+      .replace(/>(\s*<!\[CDATA\[\s*)([^\s\]<>][^\]<>]{6,40}?)(\s*\]\]>\s*)</g, (all, lead: string, value: string, trail: string) => {
+        const moved = shiftDateText(value, shift);
+        return moved === undefined ? all : `>${lead}${moved}${trail}<`;
+      });
   }
   return Buffer.from(out, 'latin1');
 }
