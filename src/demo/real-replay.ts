@@ -92,6 +92,8 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   'sec-litigation': { file: 'sec-admin-proceedings-2026-07-28.xml' },
   'fed-monetary': { file: 'fed-press_monetary-2026-08-16.xml' },
   'ecb-press': { file: 'ecb-press-rss-2026-08-16.xml' },
+  'hn-frontpage': { file: 'hnrss-frontpage-2026-05-19.xml' },
+  'ubuntu-usn': { file: 'ubuntu-usn-rss-2025-09-21.xml' },
 };
 
 export interface ReplayedDocument {
