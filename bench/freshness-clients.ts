@@ -14,6 +14,7 @@
  * last and the first of the subscribers got it, and how many did.
  */
 import { createInterface } from 'node:readline';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
@@ -114,65 +115,82 @@ const streams: { destroy(): void }[] = [];
   });
   streams.push({ destroy: () => ws.terminate() });
 }
-// The others are raw sockets after a plain HTTP upgrade: the fan-out is timed at their
-// arrival, not at a WebSocket library's parsing of 1,000 messages in this one process.
-for (let i = 1; i < SUBSCRIBERS; i++) {
-  const [socket, head] = await new Promise<[Socket, Buffer]>(async (resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      path: '/stream?wire=news',
-      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'PAYMENT-SIGNATURE': await payment('50000') },
-    });
-    req.on('upgrade', (_res, sock: Socket, head: Buffer) => resolve([sock, head]));
-    req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    req.on('error', reject);
-    req.end();
-  });
-  await new Promise<void>((resolve) => {
-    let frames = 0;
-    const onData = (chunk: Buffer) => {
-      const at = now();
-      if (frames < 2) {
-        // `paid`, then `subscribed` (they may share a chunk).
-        frames += chunk.toString('latin1').split('"type":"').length - 1;
-        if (frames === 1) socket.write(textFrame(SUBSCRIBE));
-        if (frames >= 2) resolve();
-        return;
-      }
-      probesIn(chunk, (title) => arrived(title, at, false));
-      answerPings(socket, chunk);
-    };
-    socket.on('data', onData);
-    // What arrived with the 101 answer (the `paid` message, usually).
-    if (head.length) onData(head);
-  });
-  streams.push(socket);
-}
-
-// The baseline's subscribers: the bare app subscribes each socket on open.
-if (rawPortArg) {
-  for (let i = 0; i < SUBSCRIBERS; i++) {
-    const [socket, head] = await new Promise<[Socket, Buffer]>((resolve, reject) => {
+// The others: read by the C client (bench/fanout-client.c, epoll) when FANOUT_CLIENT names its
+// binary, else by raw Node sockets after a plain HTTP upgrade. Either way the fan-out is timed
+// at their arrival, not at a WebSocket library's parsing of 1,000 messages in this one process.
+const cClient = process.env.FANOUT_CLIENT;
+let cResults: (() => Promise<Record<string, [number, number, number]>>) | null = null;
+if (cClient) {
+  const child = spawn(cClient, [SUBSCRIBE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const out = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const lines: string[] = [];
+  for (let i = 1; i < SUBSCRIBERS; i++) lines.push(`${port} /stream?wire=news ${await payment('50000')}`);
+  if (rawPortArg) for (let i = 0; i < SUBSCRIBERS; i++) lines.push(`${rawPortArg} /raw -`);
+  child.stdin!.write(lines.join('\n') + '\ngo\n');
+  if ((await out.next()).value !== 'ready') throw new Error('the C fan-out client did not open its connections');
+  cResults = async () => {
+    child.stdin!.write('done\n');
+    return JSON.parse((await out.next()).value as string);
+  };
+} else {
+  for (let i = 1; i < SUBSCRIBERS; i++) {
+    const [socket, head] = await new Promise<[Socket, Buffer]>(async (resolve, reject) => {
       const req = request({
         host: '127.0.0.1',
-        port: Number(rawPortArg),
-        path: '/raw',
-        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64') },
+        port,
+        path: '/stream?wire=news',
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'PAYMENT-SIGNATURE': await payment('50000') },
       });
-      req.on('upgrade', (_res, sock: Socket, rest: Buffer) => resolve([sock, rest]));
+      req.on('upgrade', (_res, sock: Socket, head: Buffer) => resolve([sock, head]));
       req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
       req.on('error', reject);
       req.end();
     });
-    const onData = (chunk: Buffer) => {
-      const at = now();
-      probesIn(chunk, (title) => arrived(title, at, false));
-      answerPings(socket, chunk);
-    };
-    socket.on('data', onData);
-    if (head.length) onData(head);
+    await new Promise<void>((resolve) => {
+      let frames = 0;
+      const onData = (chunk: Buffer) => {
+        const at = now();
+        if (frames < 2) {
+          // `paid`, then `subscribed` (they may share a chunk).
+          frames += chunk.toString('latin1').split('"type":"').length - 1;
+          if (frames === 1) socket.write(textFrame(SUBSCRIBE));
+          if (frames >= 2) resolve();
+          return;
+        }
+        probesIn(chunk, (title) => arrived(title, at, false));
+        answerPings(socket, chunk);
+      };
+      socket.on('data', onData);
+      // What arrived with the 101 answer (the `paid` message, usually).
+      if (head.length) onData(head);
+    });
     streams.push(socket);
+  }
+
+  // The baseline's subscribers: the bare app subscribes each socket on open.
+  if (rawPortArg) {
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      const [socket, head] = await new Promise<[Socket, Buffer]>((resolve, reject) => {
+        const req = request({
+          host: '127.0.0.1',
+          port: Number(rawPortArg),
+          path: '/raw',
+          headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64') },
+        });
+        req.on('upgrade', (_res, sock: Socket, rest: Buffer) => resolve([sock, rest]));
+        req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+        req.on('error', reject);
+        req.end();
+      });
+      const onData = (chunk: Buffer) => {
+        const at = now();
+        probesIn(chunk, (title) => arrived(title, at, false));
+        answerPings(socket, chunk);
+      };
+      socket.on('data', onData);
+      if (head.length) onData(head);
+      streams.push(socket);
+    }
   }
 }
 
@@ -199,6 +217,14 @@ process.stdout.write('ready\n');
 createInterface({ input: process.stdin }).once('line', async () => {
   polling = false;
   await poller;
+  if (cResults) {
+    for (const [title, [first, last, count]] of Object.entries(await cResults())) {
+      const e = entry(title);
+      e[2] = Number.isNaN(e[2]) ? last : Math.max(e[2], last);
+      e[4] = Number.isNaN(e[4]) ? first : Math.min(e[4], first);
+      e[3] += count;
+    }
+  }
   process.stdout.write(JSON.stringify(Object.fromEntries(seen)) + '\n');
   for (const s of streams) s.destroy();
   await pool.close();

@@ -18,7 +18,7 @@
  * Every stamp is the monotonic clock (process.hrtime), shared by the processes of a machine.
  */
 import { PIN, moveHelpers, onCore1, runLoad } from './placement.js';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -94,8 +94,22 @@ const barePort = await new Promise<number>((resolve, reject) =>
   bare.listen('127.0.0.1', 0, (socket) => (socket ? resolve(uws.us_socket_local_port(socket)) : reject(new Error('bare uWS did not listen')))),
 );
 
+/**
+ * The subscribers other than subscriber 0 are read by bench/fanout-client.c (epoll, one
+ * thread), compiled here, unless FANOUT_CLIENT=node or there is no C compiler: Node sockets
+ * cost the client about 10 µs per socket event, which "delivered to all" would measure.
+ */
+function fanoutClient(): string | undefined {
+  if (process.env.FANOUT_CLIENT === 'node') return undefined;
+  const binary = join(dir, 'fanout-client');
+  const source = fileURLToPath(new URL('../../bench/fanout-client.c', import.meta.url));
+  if (spawnSync('cc', ['-O2', '-o', binary, source], { stdio: 'inherit' }).status === 0) return binary;
+  console.warn('warning: no C compiler (cc): the subscribers are Node sockets, and "delivered to all" includes their cost');
+  return undefined;
+}
+const fanout = fanoutClient();
 const [cmd, args] = onCore1([fileURLToPath(new URL('./freshness-clients.js', import.meta.url)), String(service.port), String(SUBSCRIBERS), String(POLL_MS), String(barePort)]);
-const clients = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, PAY_TO } });
+const clients = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, PAY_TO, FANOUT_CLIENT: fanout ?? '' } });
 const lines = createInterface({ input: clients.stdout! })[Symbol.asyncIterator]();
 const opening = now();
 await lines.next(); // ready
@@ -157,6 +171,7 @@ row(`bare uWS: publish → delivered to all ${SUBSCRIBERS}`, bare1.map((t) => (s
 const reached = [...pubAt.keys()].map((t) => seen[t]?.[3] ?? 0);
 
 console.log(`pinning: ${PIN}; ${PROBES} probes published every ${PUBLISH_EVERY_MS} ms, polled every 1 s (breaking tier), paid query every ${POLL_MS} ms`);
+console.log(`subscribers 1…${SUBSCRIBERS - 1} and the baseline's read by ${fanout ? 'the C client (epoll)' : 'Node sockets'}`);
 console.table(rows);
 console.log(`subscribers reached per probe: min ${Math.min(...reached)}, max ${Math.max(...reached)} (of ${SUBSCRIBERS})`);
 console.log(`preview latency (1 connection, core 1), idle and while ${PROBES} more probes fan out:`);

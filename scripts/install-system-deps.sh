@@ -4,6 +4,8 @@
 #   wrk       HTTP load generator for the benchmarks
 #   chromium  test/home-page.test.ts loads the page at / in headless Chromium (puppeteer-core,
 #             which downloads no browser of its own, drives /usr/bin/chromium)
+#   cc        bench:freshness compiles bench/fanout-client.c (its 1,000 subscribers, read with
+#             epoll); without it the bench falls back to Node sockets and says so
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -12,8 +14,9 @@ missing=()
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk and chromium present"
+  echo "install-system-deps: nginx, wrk, chromium and cc present"
   exit 0
 fi
 
@@ -48,3 +51,4 @@ export DEBIAN_FRONTEND=noninteractive
 /usr/sbin/nginx -v
 command -v wrk
 /usr/bin/chromium --version
+command -v cc
