@@ -5,8 +5,9 @@
  * items as older than the wire's retention.
  *
  * What moves: every date that is a whole value — an XML text node (`<pubDate>…</pubDate>`,
- * `<updated>…</updated>`, or the whole CDATA section of one), a JSON string (`"2025-12-14T20:45:43"`) or a JSON number that is an
- * epoch time in seconds or milliseconds (`"time": 1688419585`). Each keeps its textual format:
+ * `<updated>…</updated>`, or the whole CDATA section of one), a JSON string
+ * (`"2025-12-14T20:45:43"`) or a JSON number that is an epoch time in seconds or milliseconds
+ * (`"time": 1688419585`). Each keeps its textual format:
  * RFC 822 with or without the day name or the seconds, 2- or 4-digit year, its zone notation
  * (`GMT`, `EDT`, `+0000`); ISO 8601 with its separator, fraction digits and zone (`Z`,
  * `-05:00`, none); date-only `YYYY-MM-DD`. Dates inside running text (an EDGAR summary's
