@@ -408,7 +408,11 @@ describe('warm restart: a wire loaded whole', () => {
     inline.load(items, now);
     const kept = keptForLoad(items, now, OPTS)!;
     const fromWorker = new WireIndex(OPTS);
+    // Restored items are not new: stream subscribers are not told of them.
+    let told = 0;
+    fromWorker.onStored = () => (told++, true);
     fromWorker.load(items, now, buildTermTable(kept, frequentMinFor(OPTS.maxItems)));
+    assert.equal(told, 0);
     const misfit = new WireIndex(OPTS);
     misfit.load(items, now, buildTermTable(kept.slice(1), frequentMinFor(OPTS.maxItems)));
     for (const w of [fromWorker, misfit]) {
