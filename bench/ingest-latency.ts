@@ -138,6 +138,17 @@ console.log(
   `GC pauses of the serving thread while ingesting: ${gcPauses.length}, longest ${longest.ms.toFixed(2)} ms (${GC_KIND[longest.kind] ?? longest.kind}), ` +
     `${gcPauses.filter((p) => p.ms > 5).length} over 5 ms (target: none)`,
 );
+// By kind, so a change can be judged on the pauses it targets.
+const byKind = new Map<string, number[]>();
+for (const p of gcPauses) {
+  const name = GC_KIND[p.kind] ?? String(p.kind);
+  byKind.set(name, [...(byKind.get(name) ?? []), p.ms]);
+}
+console.table(
+  Object.fromEntries(
+    [...byKind].map(([name, ms]) => [name, { pauses: ms.length, 'over 5 ms': ms.filter((x) => x > 5).length, 'longest ms': Number(Math.max(...ms).toFixed(2)), 'total ms': Number(ms.reduce((a, b) => a + b, 0).toFixed(1)) }]),
+  ),
+);
 console.log(`p99 ratio ingesting/idle: ${(busy.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}x (target < 2x)`);
 
 await service.stop();

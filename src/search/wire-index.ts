@@ -552,8 +552,9 @@ export function keptForLoad(items: readonly Item[], now: number, opts: WireIndex
   return keys.size === kept.length * 2 ? kept : undefined;
 }
 
+/** Flat (joined) rather than a cons string: the key lives as long as its item (see `storeItem`). */
 function key(filter: string, idOrUrl: string): string {
-  return filter + '\n' + idOrUrl;
+  return [filter, idOrUrl].join('\n');
 }
 
 /** The distinct terms of an item: title, and title with summary. */
