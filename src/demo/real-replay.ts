@@ -50,7 +50,10 @@ export interface RealCapture {
  *   `federalregister-documents` (all four document types, not rules only): most of their items
  *   would disagree with the filter value they would be served under;
  * - the USAspending capture: its query asked for grants, not contracts, and for fields without
- *   an award date.
+ *   an award date;
+ * - the Federal Reserve's 2016 `press_all` capture: moved to now beside the 2026 `press_monetary`
+ *   capture, the same kind of story ("Federal Reserve issues FOMC statement") would be served
+ *   under `fed` and `fomc` with two different links, which the real feeds never do.
  *
  * Played under a sibling feed of the same publisher and template, whose stories belong to the
  * same filter value: the FTC's competition press releases as `ftc-press`, and the SEC's
@@ -80,7 +83,7 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   'news-coindesk': { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
   coindesk: { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
   'yahoo-finance': { file: 'yahoofinance-rssindex-2026-08-14.xml' },
-  'nasa-releases': { file: 'nasa-breaking-news-2018-07-24.xml' },
+  'nasa-releases': { file: 'nasa-news-release-feed-2026-02-18.xml' },
   bleepingcomputer: { file: 'bleepingcomputer-feed-2025-07-24.xml' },
   remoteok: { file: 'remoteok-api-2026-03-17.json' },
   'wwr-devops': { file: 'weworkremotely-remote-devops-sysadmin-jobs-2022-11-07.rss' },
@@ -95,6 +98,7 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   'ecb-press': { file: 'ecb-press-rss-2026-08-16.xml' },
   'hn-frontpage': { file: 'hnrss-frontpage-2026-05-19.xml' },
   'ubuntu-usn': { file: 'ubuntu-usn-rss-2025-09-21.xml' },
+  'arxiv-ai': { file: 'arxiv-rss-cs.AI-2026-07-27.xml' },
 };
 
 export interface ReplayedDocument {
