@@ -38,8 +38,8 @@ export interface RealCapture {
 
 /**
  * Which capture plays which source. A capture plays its own source, and a sibling only where
- * the sibling publishes the same document (CoinDesk's one feed URL feeds `news-coindesk` and
- * `coindesk`). Where a source has two captures, the newer format plays.
+ * the sibling publishes the same document (CoinDesk's and Cointelegraph's one feed URL each feeds a
+ * `news-*` source and a `crypto` one). Where a source has two captures, the newer format plays.
  *
  * Not played, on purpose (the hand-written fixture stays; see fixtures/feeds/index.json):
  * - the EDGAR captures for the other `edgar-*` forms: they list 10-K and 13F-HR filings only,
@@ -82,6 +82,10 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   aljazeera: { file: 'aljazeera-all-2026-08-13.xml' },
   'news-coindesk': { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
   coindesk: { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
+  'news-cointelegraph': { file: 'cointelegraph-rss-2025-12-12.xml', clock: 'cointelegraph' },
+  cointelegraph: { file: 'cointelegraph-rss-2025-12-12.xml', clock: 'cointelegraph' },
+  decrypt: { file: 'decrypt-feed-2025-12-12.xml' },
+  thehackernews: { file: 'thehackernews-feedburner-2024-05-19.xml' },
   'yahoo-finance': { file: 'yahoofinance-rssindex-2026-08-14.xml' },
   'nasa-releases': { file: 'nasa-news-release-feed-2026-02-18.xml' },
   bleepingcomputer: { file: 'bleepingcomputer-feed-2025-07-24.xml' },
