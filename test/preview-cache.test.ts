@@ -87,4 +87,21 @@ describe('preview answers kept between requests', () => {
     assert.equal(after.articles[0].url, 'https://example.com/new');
     assert.notDeepEqual(after, before);
   });
+
+  test('the same answer while it is sent as text (young) and once it is encoded (held 100 ms)', (t) => {
+    mock.timers.enable({ apis: ['Date'], now: T0 });
+    t.after(() => mock.timers.reset());
+    const { rt } = setup();
+    const raw = 'q=server&since=1h';
+    const first = answer(rt, raw);
+    mock.timers.tick(50);
+    const young = rt.cached(raw, performance.now());
+    assert.equal(typeof young, 'string', 'not yet encoded');
+    mock.timers.tick(100);
+    const encoded = rt.cached(raw, performance.now());
+    assert.ok(Buffer.isBuffer(encoded), 'encoded once it has held');
+    const again = rt.cached(raw, performance.now() - 12.5)!.toString();
+    for (const text of [first, young as string, encoded.toString(), again]) assert.deepEqual(JSON.parse(body(text)), JSON.parse(body(fresh(rt, raw))));
+    assert.ok(JSON.parse(again).took_ms >= 12.5, 'took_ms written into the encoded bytes');
+  });
 });

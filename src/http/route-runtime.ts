@@ -28,25 +28,39 @@ export interface RouteRuntime {
    * Previews: the answer to this raw query string if one computed earlier still holds, else
    * null (then parse, and `runAndRemember`).
    */
-  cached: (rawQuery: string, startedAt: number) => Buffer | null;
+  cached: (rawQuery: string, startedAt: number) => Buffer | string | null;
   /** `run`, keeping the answer for `rawQuery` while it holds. */
-  runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => Buffer;
+  runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => string;
 }
 
 /** Answers kept per route; beyond it the route's answers are dropped and start again. */
 const MAX_ANSWERS = 512;
 const MINUTE = 60_000;
+/**
+ * How long an answer must have held before it is encoded once into bytes. While a wire is
+ * ingesting, its version changes every apply slice and an answer rarely outlives a few
+ * requests: encoding each one cost a Buffer (and a share of a pooled ArrayBuffer) that the GC
+ * then had to promote and sweep. Over 50,000 ingested items this doubled the full GCs and
+ * put 30–60 ms stalls on the event loop (bench:ingest); until it has held this long, an
+ * answer is sent as its two strings around took_ms.
+ */
+const ENCODE_AFTER_MS = 100;
 
 interface Answer {
   version: number;
   /** Epoch ms at which it stops holding. */
   expires: number;
+  /** Epoch ms at which it was computed. */
+  at: number;
+  /** The answer around its took_ms value, until it is encoded. */
+  head: string;
+  tail: string;
   /**
-   * The encoded answer with TOOK_WIDTH bytes at `slot` for took_ms, written in place on each
-   * use (padded with spaces, which JSON allows before the comma): a kept answer is sent as
-   * the same bytes, with no string to build or encode.
+   * Once it has held ENCODE_AFTER_MS, the encoded answer with TOOK_WIDTH bytes at `slot` for
+   * took_ms, written in place on each use (padded with spaces, which JSON allows before the
+   * comma): a lasting answer is sent as the same bytes, with no string to build or encode.
    */
-  bytes: Buffer;
+  bytes: Buffer | undefined;
   slot: number;
 }
 
@@ -54,10 +68,14 @@ interface Answer {
 const TOOK_WIDTH = 10;
 
 /** The answer's bytes with this request's took_ms in its slot. */
-function stamp(a: Answer, startedAt: number): Buffer {
-  const took = String(tookMs(startedAt)).slice(0, TOOK_WIDTH);
-  a.bytes.fill(0x20, a.slot + a.bytes.write(took, a.slot, 'latin1'), a.slot + TOOK_WIDTH);
-  return a.bytes;
+function stamp(bytes: Buffer, slot: number, startedAt: number): Buffer {
+  bytes.write(tookText(startedAt), slot, 'latin1');
+  return bytes;
+}
+
+/** took_ms as the TOOK_WIDTH characters every form of a kept answer has at its slot. */
+function tookText(startedAt: number): string {
+  return String(tookMs(startedAt)).slice(0, TOOK_WIDTH).padEnd(TOOK_WIDTH);
 }
 
 /**
@@ -104,24 +122,30 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
     // parsing, searching or serialising. (A relevance score with q decays slowly with time;
     // within the minute an answer holds it moves by less than 0.05 %.)
     const answers = new Map<string, Answer>();
-    const cached = (rawQuery: string, startedAt: number): Buffer | null => {
+    const cached = (rawQuery: string, startedAt: number): Buffer | string | null => {
       const a = answers.get(rawQuery);
       if (!a) return null;
-      if (a.version !== wire.version || Date.now() >= a.expires) {
+      const now = Date.now();
+      if (a.version !== wire.version || now >= a.expires) {
         answers.delete(rawQuery);
         return null;
       }
-      return stamp(a, startedAt);
+      if (a.bytes === undefined) {
+        if (now - a.at < ENCODE_AFTER_MS) return a.head + tookText(startedAt) + a.tail;
+        a.bytes = Buffer.from(a.head + ' '.repeat(TOOK_WIDTH) + a.tail);
+        a.slot = Buffer.byteLength(a.head);
+        a.head = a.tail = '';
+      }
+      return stamp(a.bytes, a.slot, startedAt);
     };
-    const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): Buffer => {
+    const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): string => {
       const now = Date.now();
       const version = wire.version;
       const hits = search(p, now);
       const [head, tail] = envelopeParts(p.q, p.since, hits, now, route.withSummary);
       if (answers.size >= MAX_ANSWERS) answers.clear();
-      const answer = { version, expires: holdsUntil(hits, now, p.sinceWindowMs), bytes: Buffer.from(head + ' '.repeat(TOOK_WIDTH) + tail), slot: Buffer.byteLength(head) };
-      answers.set(rawQuery, answer);
-      return stamp(answer, startedAt);
+      answers.set(rawQuery, { version, expires: holdsUntil(hits, now, p.sinceWindowMs), at: now, head, tail, bytes: undefined, slot: 0 });
+      return head + tookText(startedAt) + tail;
     };
     const offer = route.kind === 'paid' && config.payTo && paymentsOn ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
     runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer, cached, runAndRemember });
