@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { SOURCES, type SourceDef } from '../src/catalog/index.js';
+import { WireIndex } from '../src/search/wire-index.js';
 import { renderFixture } from '../src/ingest/fixture-template.js';
 import { parseDate } from '../src/ingest/parse/dates.js';
 import { MAX_ITEMS_PER_DOCUMENT, ParseError, parseSource, type ParsedItem } from '../src/ingest/parse/index.js';
@@ -116,6 +117,18 @@ describe('source quirks', () => {
   test('a feed of duplicates yields each item once', () => {
     const item = rssItem('Same', 'Mon, 23 Nov 2026 15:00:00 GMT', '<guid>g1</guid>');
     assert.equal(parse('krebs', rss(item + item + item)).items.length, 1);
+  });
+
+  test('hand-written snippet: different entries under one link get a URL each; one story listed twice keeps one', () => {
+    const entry = (title: string, guid: string) =>
+      `<item><title>${title}</title><link>https://status.example.com/</link><guid isPermaLink="false">${guid}</guid><pubDate>Mon, 23 Nov 2026 15:00:00 GMT</pubDate></item>`;
+    const shared = parse('status-aws', rss(entry('Resolved: errors', 'https://status.example.com/#e_2') + entry('Investigating errors', 'https://status.example.com/#e_1') + entry('Note', 'n 3')));
+    assert.deepEqual(urls(shared), ['https://status.example.com/#e_2', 'https://status.example.com/#e_1', 'https://status.example.com/#n%203']);
+    const wire = new WireIndex({ maxAgeMs: Number.POSITIVE_INFINITY, maxItems: 100 });
+    wire.add(shared.items, NOW);
+    assert.equal(wire.size, 3, 'three different items stay three');
+    const repeated = parse('bbc-business', rss(entry('One story', 'https://status.example.com/#0') + entry('One story', 'https://status.example.com/#3')));
+    assert.deepEqual(urls(repeated), ['https://status.example.com/', 'https://status.example.com/']);
   });
 
   test('future dates are clamped to now; items without a date are dated when first seen', () => {

@@ -10,7 +10,8 @@
  *   - titles are clean text (no markup, no undecoded entities, no mojibake);
  *   - every URL is absolute http(s), and points where the document's own link points (for JSON
  *     APIs, the entry's own page field where the API has one);
- *   - every publication time agrees with the document's own date for that entry.
+ *   - every publication time agrees with the document's own date for that entry;
+ *   - stored in a wire, no item replaces another, except the repeats index.json names.
  *
  * The expected values are read from the document here, independently of the parser: entries
  * are counted with plain patterns or JSON.parse, and dates are read with a small reader below.
@@ -20,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SOURCES, type SourceDef } from '../src/catalog/index.js';
 import { parseSource, type ParseResult } from '../src/ingest/parse/index.js';
+import { WireIndex } from '../src/search/wire-index.js';
 
 interface Capture {
   file: string;
@@ -27,6 +29,8 @@ interface Capture {
   contentType: string;
   finalUrl: string;
   expectSkips: { reason: string; count: number }[];
+  /** Entries that are one story listed twice, which a wire rightly holds once. */
+  expectMerged?: { reason: string; count: number };
 }
 
 /** What the test reads from the document itself for one entry. */
@@ -276,7 +280,8 @@ for (const cap of CAPTURES) {
       }
       used.add(i);
       const entry = entries[i]!;
-      if (entry.link && item.url !== entry.link) problems.push(`${label}: url ${item.url}, the document links ${entry.link}`);
+      // The document's link, or that page with a fragment telling apart entries that share it.
+      if (entry.link && item.url !== entry.link && item.url.split('#')[0] !== entry.link) problems.push(`${label}: url ${item.url}, the document links ${entry.link}`);
       if (entry.date && Number.isFinite(entry.date.ms)) {
         const ok = entry.date.dateOnly
           ? Math.floor(item.published / DAY_MS) === Math.floor(entry.date.ms / DAY_MS)
@@ -285,5 +290,12 @@ for (const cap of CAPTURES) {
       }
     }
     assert.deepEqual(problems, [], `${cap.file} (${cap.sourceId}): ${problems.length} problem(s) in ${items.length} items:\n  ${problems.slice(0, 15).join('\n  ')}`);
+
+    // Stored in a wire, every item stays an item: a wire takes a known URL for a new version of
+    // that story, so entries sharing a link must not replace each other.
+    const wire = new WireIndex({ maxAgeMs: Number.POSITIVE_INFINITY, maxItems: 1_000_000 });
+    wire.add(items, now);
+    const merged = cap.expectMerged?.count ?? 0;
+    assert.equal(wire.size, items.length - merged, `${cap.file}: ${items.length} items parsed, ${wire.size} held by a wire (named merges: ${cap.expectMerged?.reason ?? 'none'})`);
   });
 }

@@ -105,7 +105,40 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     seen.add(item.id);
     items.push(item);
   }
+  distinguishSharedLinks(items);
   return { items, entries: considered, skipped, skips, warnings: warnings.slice(0, 20) };
+}
+
+/**
+ * A wire takes an item whose URL it already holds under the same filter value for a new
+ * version of that story, so entries of one document that share a link but are different
+ * items would collapse into one. AWS Health lists every update of every event under its
+ * dashboard's address (15 entries, one URL); BBC News lists a story twice under one link,
+ * which is one item. So where entries sharing a link differ in title, each gets a URL of its
+ * own: its guid when that is the link with a fragment (AWS's own anchors), else the link with
+ * its id as the fragment. The page the link opens is the same.
+ */
+function distinguishSharedLinks(items: ParsedItem[]): void {
+  const byUrl = new Map<string, ParsedItem[]>();
+  for (const item of items) {
+    const group = byUrl.get(item.url);
+    if (group) group.push(item);
+    else byUrl.set(item.url, [item]);
+  }
+  for (const [url, group] of byUrl) {
+    if (group.length < 2 || group.every((i) => i.title === group[0]!.title)) continue;
+    for (const item of group) item.url = anchorOf(item.id, url) ?? `${url}#${encodeURIComponent(item.id)}`;
+  }
+}
+
+/** The id itself when it is `url` with a fragment. */
+function anchorOf(id: string, url: string): string | undefined {
+  if (!URL.canParse(id)) return undefined;
+  const anchored = new URL(id);
+  if (!anchored.hash) return undefined;
+  const href = anchored.href;
+  anchored.hash = '';
+  return anchored.href === url ? href : undefined;
 }
 
 function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[]): ParsedItem | SkipReason {
