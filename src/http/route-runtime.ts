@@ -39,10 +39,9 @@ const MINUTE = 60_000;
 /**
  * How long an answer must have held before it is encoded once into bytes. While a wire is
  * ingesting, its version changes every apply slice and an answer rarely outlives a few
- * requests: encoding each one cost a Buffer (and a share of a pooled ArrayBuffer) that the GC
- * then had to promote and sweep. Over 50,000 ingested items this doubled the full GCs and
- * put 30–60 ms stalls on the event loop (bench:ingest); until it has held this long, an
- * answer is sent as its two strings around took_ms.
+ * requests: encoding each one gave the GC a stream of Buffers (and pooled ArrayBuffers) to
+ * promote and sweep. Until it has held this long, an answer is sent as its two strings
+ * around took_ms.
  */
 const ENCODE_AFTER_MS = 100;
 
