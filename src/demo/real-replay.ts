@@ -88,6 +88,7 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   thehackernews: { file: 'thehackernews-feedburner-2024-05-19.xml' },
   'sec-press': { file: 'sec-pressreleases-2025-01-24.rss' },
   'status-aws': { file: 'status-aws-ec2-us-east-1-2022-03-01.rss' },
+  'fda-recalls': { file: 'fda-food-safety-recalls-2025-11-13.xml' },
   'yahoo-finance': { file: 'yahoofinance-rssindex-2026-08-14.xml' },
   'nasa-releases': { file: 'nasa-news-release-feed-2026-02-18.xml' },
   bleepingcomputer: { file: 'bleepingcomputer-feed-2025-07-24.xml' },
