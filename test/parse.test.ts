@@ -120,15 +120,18 @@ describe('source quirks', () => {
   });
 
   test('hand-written snippet: different entries under one link get a URL each; one story listed twice keeps one', () => {
-    const entry = (title: string, guid: string) =>
-      `<item><title>${title}</title><link>https://status.example.com/</link><guid isPermaLink="false">${guid}</guid><pubDate>Mon, 23 Nov 2026 15:00:00 GMT</pubDate></item>`;
+    const entry = (title: string, guid: string, link = 'https://status.example.com/') =>
+      `<item><title>${title}</title><link>${link}</link><guid isPermaLink="false">${guid}</guid><pubDate>Mon, 23 Nov 2026 15:00:00 GMT</pubDate></item>`;
     const shared = parse('status-aws', rss(entry('Resolved: errors', 'https://status.example.com/#e_2') + entry('Investigating errors', 'https://status.example.com/#e_1') + entry('Note', 'n 3')));
     assert.deepEqual(urls(shared), ['https://status.example.com/#e_2', 'https://status.example.com/#e_1', 'https://status.example.com/#n%203']);
     const wire = new WireIndex({ maxAgeMs: Number.POSITIVE_INFINITY, maxItems: 100 });
     wire.add(shared.items, NOW);
     assert.equal(wire.size, 3, 'three different items stay three');
-    const repeated = parse('bbc-business', rss(entry('One story', 'https://status.example.com/#0') + entry('One story', 'https://status.example.com/#3')));
-    assert.deepEqual(urls(repeated), ['https://status.example.com/', 'https://status.example.com/']);
+    // A home page tells no entry apart, even when a poll lists only one.
+    assert.deepEqual(urls(parse('status-aws', rss(entry('Alone', 'https://status.example.com/#e_9')))), ['https://status.example.com/#e_9']);
+    const story = 'https://news.example.com/articles/one';
+    const repeated = parse('bbc-business', rss(entry('One story', `${story}#0`, story) + entry('One story', `${story}#3`, story)));
+    assert.deepEqual(urls(repeated), [story, story]);
   });
 
   test('future dates are clamped to now; items without a date are dated when first seen', () => {

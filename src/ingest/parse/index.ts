@@ -111,12 +111,13 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
 
 /**
  * A wire takes an item whose URL it already holds under the same filter value for a new
- * version of that story, so entries of one document that share a link but are different
- * items would collapse into one. AWS Health lists every update of every event under its
- * dashboard's address (15 entries, one URL); BBC News lists a story twice under one link,
- * which is one item. So where entries sharing a link differ in title, each gets a URL of its
- * own: its guid when that is the link with a fragment (AWS's own anchors), else the link with
- * its id as the fragment. The page the link opens is the same.
+ * version of that story, so different items under one link would collapse into one. AWS
+ * Health links every update of every event to its dashboard's home page (15 entries, one
+ * URL); BBC News lists a story twice under one link, which is one item. So an entry gets a
+ * URL of its own where its link cannot tell it apart: a site's home page (in any poll, even
+ * alone), or a link that entries of the document with other titles share. That URL is its
+ * guid when the guid is the link with a fragment (AWS's own anchors), else the link with the
+ * id as fragment; the page it opens is the same.
  */
 function distinguishSharedLinks(items: ParsedItem[]): void {
   const byUrl = new Map<string, ParsedItem[]>();
@@ -126,9 +127,15 @@ function distinguishSharedLinks(items: ParsedItem[]): void {
     else byUrl.set(item.url, [item]);
   }
   for (const [url, group] of byUrl) {
-    if (group.length < 2 || group.every((i) => i.title === group[0]!.title)) continue;
-    for (const item of group) item.url = anchorOf(item.id, url) ?? `${url}#${encodeURIComponent(item.id)}`;
+    const shared = group.length > 1 && group.some((i) => i.title !== group[0]!.title);
+    if (!shared && !isHomePage(url)) continue;
+    for (const item of group) if (item.id !== url) item.url = anchorOf(item.id, url) ?? `${url}#${encodeURIComponent(item.id)}`;
   }
+}
+
+function isHomePage(url: string): boolean {
+  const { pathname, search } = new URL(url);
+  return pathname === '/' && search === '';
 }
 
 /** The id itself when it is `url` with a fragment. */
