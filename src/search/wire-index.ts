@@ -67,7 +67,7 @@ export class WireIndex {
   private readonly byUrl = new Map<string, string>();
   /** Per slot: 1 when the same URL is also stored under another filter value. */
   private shared = new Uint8Array(1024);
-  /** URL → how many filter values hold it: the `shared` flags change only when it crosses 1. */
+  /** URL → how many filter values hold it: `shared` needs recounting only for a URL held more than once. */
   private readonly copies = new Map<string, number>();
   private readonly filterIds = new Map<string, number>();
   private readonly docFreq = new Map<string, number>();
@@ -368,7 +368,7 @@ export class WireIndex {
   /**
    * Marks the slots of a URL held under several filter values. Only those are checked for
    * twins at query time, so unfiltered queries pay nothing when a URL is stored once. Called
-   * only when a URL's count of copies crosses 1 (rare: most URLs are stored once).
+   * only for a URL stored more than once, or whose copies fell to one (rare: most are stored once).
    */
   private recountCopies(url: string): void {
     const slots: number[] = [];
