@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Hit, Item, SearchQuery } from '../src/search/item.js';
+import { plainItem, storeItem, type Hit, type Item, type SearchQuery } from '../src/search/item.js';
 import { tokenize } from '../src/search/tokenize.js';
 import { buildTermTable, frequentMinFor } from '../src/search/term-table.js';
 import { keptForLoad, WireIndex } from '../src/search/wire-index.js';
@@ -92,6 +92,23 @@ describe('filters apply before limit', () => {
 });
 
 describe('store', () => {
+  test('a stored item gives back its title and summary exactly, from the JSON it is served as', () => {
+    const odd: Item = {
+      id: 'x',
+      title: 'He said "rates,"url": up" \\ Zürich 📈 \ud800 end',
+      url: 'https://example.com/x?a=1&b="2"',
+      source: 'Example "Wire"',
+      filter: 'markets',
+      published: NOW,
+      summary: 'Line one\nline two\t"quoted",\u2028 and \u0000 nul',
+    };
+    const stored = storeItem(odd, 1);
+    assert.equal(stored.title, odd.title);
+    assert.equal(stored.summary, odd.summary);
+    assert.deepEqual(plainItem(stored), odd);
+    assert.deepEqual(JSON.parse(stored.jsonHead + stored.jsonSummary + '}'), { title: odd.title, url: odd.url, source: odd.source, category: 'markets', published: new Date(NOW).toISOString(), summary: odd.summary });
+  });
+
   test('a re-sent id replaces the item in place: no duplicate, new title searchable, old not', () => {
     const w = index([item('a', 'magnitude 4.6 quake', 1)]);
     w.add([item('a', 'magnitude 5.1 quake', 1)], NOW);
@@ -131,7 +148,7 @@ describe('store', () => {
       const fresh = syntheticItems(400, now, 200 + step, 12 * HOUR);
       // A third of the stored stories are carried again under another filter value.
       const stored = w.items();
-      const copies = stored.filter(() => random() < 0.3).map((it) => ({ ...it, filter: FILTERS[(FILTERS.indexOf(it.filter) + 1) % FILTERS.length]! }));
+      const copies = stored.filter(() => random() < 0.3).map((it) => ({ ...plainItem(it), filter: FILTERS[(FILTERS.indexOf(it.filter) + 1) % FILTERS.length]! }));
       w.add([...fresh, ...copies], now);
       w.evict(now);
       const urls = new Set(w.items().map((it) => it.url));
@@ -375,7 +392,7 @@ describe('warm restart: a wire loaded whole', () => {
     const edits = Array.from({ length: 150 }, () => {
       const old = stored[Math.floor(random() * stored.length)]!;
       const donor = fresh[Math.floor(random() * fresh.length)]!;
-      return { ...old, title: donor.title, summary: donor.summary };
+      return { ...plainItem(old), title: donor.title, summary: donor.summary };
     });
     w.add([...fresh, ...edits], now);
     w.evict(now);
@@ -433,7 +450,7 @@ describe('warm restart: a wire loaded whole', () => {
     // A repeated id: reconciled as `add` does (the later version wins).
     const recent = loaded.items().slice(0, 100);
     const w = new WireIndex(OPTS);
-    w.load([...recent, { ...recent[0]!, title: 'a later version' }], now);
+    w.load([...recent, { ...plainItem(recent[0]!), title: 'a later version' }], now);
     assert.equal(w.size, 100);
     assert.equal(w.get(recent[0]!.filter, recent[0]!.id)!.title, 'a later version');
   });

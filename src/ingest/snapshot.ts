@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
-import type { Item } from '../search/item.js';
+import { plainItem, type Item } from '../search/item.js';
 
 const FORMAT = 'wires-snapshot';
 const VERSION = 1;
@@ -39,9 +39,7 @@ export function snapshotDir(dataDir: string): string {
 
 /** Only the fields of an Item, so precomputed fragments never reach the disk. */
 function itemLine(i: Item): string {
-  const plain: Item = { id: i.id, title: i.title, url: i.url, source: i.source, filter: i.filter, published: i.published, summary: i.summary };
-  if (i.state !== undefined) plain.state = i.state;
-  return JSON.stringify(plain);
+  return JSON.stringify(plainItem(i));
 }
 
 export async function saveWire(dataDir: string, wire: string, items: readonly Item[]): Promise<void> {

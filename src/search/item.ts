@@ -21,14 +21,21 @@ export interface Item {
   state?: string;
 }
 
-/** A stored item plus its precomputed JSON fragments. */
+/**
+ * A stored item: its precomputed JSON fragments, and the fields the index reads on every
+ * insert, eviction and search. The title and summary are held once, inside the fragments: a
+ * wire holds tens of thousands of items, and a second copy of their text was about two fifths
+ * of the heap an item takes (bench:memory) and of what each young-generation GC had to copy
+ * while the item was new (bench:ingest). Reading `title` or `summary` decodes it again, which
+ * only a snapshot save, a test or a client of the index does.
+ */
 export interface StoredItem extends Item {
   /** Insertion sequence number inside its wire; larger is newer in the store. */
-  seq: number;
+  readonly seq: number;
   /** `{"title":…,"url":…,"source":…,"category":…,"published":"…"` (no closing brace). */
-  jsonHead: string;
+  readonly jsonHead: string;
   /** `,"summary":"…"` */
-  jsonSummary: string;
+  readonly jsonSummary: string;
 }
 
 /** One search result: the item and its ranking score. */
@@ -52,8 +59,22 @@ export interface SearchQuery {
   limit: number;
 }
 
-/** Builds the precomputed JSON fragments of an item. */
-export function storeItem(item: Item, seq: number): StoredItem {
+/**
+ * The fields of an item as a plain object (a stored item's fragments and sequence left out).
+ * Spreading a stored item would not do: its title and summary are read through its class.
+ */
+export function plainItem(i: Item, id = i.id): Item {
+  const plain: Item = { id, title: i.title, url: i.url, source: i.source, filter: i.filter, published: i.published, summary: i.summary };
+  if (i.state !== undefined) plain.state = i.state;
+  return plain;
+}
+
+/** Where the title's JSON text starts in `jsonHead`, and the summary's in `jsonSummary`. */
+const TITLE_AT = '{"title":'.length;
+const SUMMARY_AT = ',"summary":'.length;
+
+/** The JSON fragments of an item's own fields, as `storeItem` keeps them. */
+export function fragmentsOf(item: Item): { jsonHead: string; jsonSummary: string } {
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
   // that every young-generation GC copies while the item is new and every full GC marks after.
   // `join` makes one flat string (see bench:ingest's scavenge figures in the README).
@@ -64,19 +85,41 @@ export function storeItem(item: Item, seq: number): StoredItem {
     ',"category":', JSON.stringify(item.filter),
     ',"published":"', new Date(item.published).toISOString(), '"',
   ].join('');
-  // Every stored item gets the same fields in the same order: one object shape for the hot path.
-  const stored: StoredItem = {
-    id: item.id,
-    title: item.title,
-    url: item.url,
-    source: item.source,
-    filter: item.filter,
-    published: item.published,
-    summary: item.summary,
-    seq,
-    jsonHead,
-    jsonSummary: [',"summary":', JSON.stringify(item.summary)].join(''),
-  };
-  if (item.state !== undefined) stored.state = item.state;
-  return stored;
+  return { jsonHead, jsonSummary: [',"summary":', JSON.stringify(item.summary)].join('') };
+}
+
+class Stored implements StoredItem {
+  constructor(
+    readonly id: string,
+    readonly url: string,
+    readonly source: string,
+    readonly filter: string,
+    readonly published: number,
+    readonly seq: number,
+    readonly jsonHead: string,
+    readonly jsonSummary: string,
+    readonly state: string | undefined,
+    /** Where the title's JSON string ends in `jsonHead`. */
+    private readonly titleEnd: number,
+  ) {}
+
+  get title(): string {
+    return JSON.parse(this.jsonHead.slice(TITLE_AT, this.titleEnd)) as string;
+  }
+
+  get summary(): string {
+    return JSON.parse(this.jsonSummary.slice(SUMMARY_AT)) as string;
+  }
+}
+
+/**
+ * Stores an item under its sequence number. `fragments`, when the caller has built them
+ * (to compare a re-sent item with the stored one), are not built again.
+ */
+export function storeItem(item: Item, seq: number, fragments = fragmentsOf(item)): StoredItem {
+  const { jsonHead, jsonSummary } = fragments;
+  // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
+  // a JSON string is escaped).
+  // One class: every stored item has the same fields in the same order, one shape for the hot path.
+  return new Stored(item.id, item.url, item.source, item.filter, item.published, seq, jsonHead, jsonSummary, item.state, jsonHead.indexOf(',"url":', TITLE_AT));
 }

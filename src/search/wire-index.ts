@@ -23,7 +23,7 @@
  *
  * Ranking (see `score`): text relevance times a recency decay.
  */
-import { storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
+import { fragmentsOf, plainItem, storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { Postings } from './postings.js';
 import { buildTermTable, frequentMinFor, type TermTable } from './term-table.js';
@@ -126,16 +126,16 @@ export class WireIndex {
     for (const item of items) {
       if (!(item.published >= oldest)) continue;
       const knownId = this.byKey.has(key(item.filter, item.id)) ? item.id : this.byUrl.get(key(item.filter, item.url));
-      let stored: Item = item;
-      const update = knownId !== undefined;
-      if (knownId !== undefined) {
-        const slot = this.byKey.get(key(item.filter, knownId))!;
-        // Feeds re-send their latest items on every poll: an unchanged item costs nothing.
-        if (sameContent(this.slots[slot]!, item)) continue;
-        this.removeSlot(slot);
-        if (knownId !== item.id) stored = { ...item, id: knownId };
+      if (knownId === undefined) {
+        this.insert(item, false, fragmentsOf(item));
+        continue;
       }
-      this.insert(stored, update);
+      const slot = this.byKey.get(key(item.filter, knownId))!;
+      const fragments = fragmentsOf(item);
+      // Feeds re-send their latest items on every poll: an unchanged item changes nothing.
+      if (sameContent(this.slots[slot]!, item, fragments)) continue;
+      this.removeSlot(slot);
+      this.insert(knownId === item.id ? item : plainItem(item, knownId), true, fragments);
     }
     if (this.byKey.size > this.opts.maxItems) this.evict(now);
   }
@@ -423,18 +423,18 @@ export class WireIndex {
     return this.changes;
   }
 
-  private insert(item: Item, update: boolean): void {
+  private insert(item: Item, update: boolean, fragments: ReturnType<typeof fragmentsOf>): void {
     this.changes++;
     const slot = this.freeSlots.pop() ?? this.slots.length;
     if (slot >= this.published.length) this.grow(slot + 1);
-    const stored = storeItem(item, ++this.seq);
+    const stored = storeItem(item, ++this.seq, fragments);
     this.slots[slot] = stored;
     this.published[slot] = item.published;
     let filterId = this.filterIds.get(item.filter);
     if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
     this.filterOf[slot] = filterId;
     this.shared[slot] = 0;
-    const { title, all } = termsOf(stored);
+    const { title, all } = termsOf(item); // the item's own text: the stored one holds it only as JSON
     for (const t of all) {
       const f = (this.docFreq.get(t) ?? 0) + 1;
       this.docFreq.set(t, f);
@@ -607,8 +607,9 @@ class TopK {
   }
 }
 
-function sameContent(a: Item, b: Item): boolean {
-  return a.title === b.title && a.summary === b.summary && a.url === b.url && a.published === b.published && a.filter === b.filter && a.source === b.source && a.state === b.state;
+/** Whether `b`, whose fragments are given, would be stored as `a` is (title and summary compared as JSON). */
+function sameContent(a: StoredItem, b: Item, fragments: ReturnType<typeof fragmentsOf>): boolean {
+  return a.published === b.published && a.url === b.url && a.state === b.state && a.jsonHead === fragments.jsonHead && a.jsonSummary === fragments.jsonSummary;
 }
 
 function textLevel(inTitle: number, terms: number): number {
