@@ -79,6 +79,7 @@ export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> 
   'npr-world': { file: 'npr-news-1001-2026-08-22.xml' },
   'bbc-world': { file: 'bbc-news-world-2025-06-23.xml' },
   'bbc-business': { file: 'bbc-news-business-2026-08-14.xml' },
+  'bbc-sport': { file: 'bbc-sport-football-rss-2026-08-03.xml' },
   aljazeera: { file: 'aljazeera-all-2026-08-13.xml' },
   'news-coindesk': { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
   coindesk: { file: 'coindesk-rss-2026-08-11.xml', clock: 'coindesk' },
