@@ -3,7 +3,8 @@
  * servers that play the public sources (recorded-format fixtures) and misbehaving ones.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +12,8 @@ import { PAID_ROUTES, PREVIEW_ROUTES, ROUTES, SOURCES, WIRES } from '../src/cata
 import { ConfigError } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { loadOverrides } from '../src/ingest/overrides.js';
-import { snapshotDir } from '../src/ingest/snapshot.js';
+import { loadWire, saveWire, snapshotDir } from '../src/ingest/snapshot.js';
+import { plainItem, storeItem, type Item } from '../src/search/item.js';
 import { setLogLevel } from '../src/log.js';
 import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
 import { startPollingService, type PollingService } from './helpers/service.js';
@@ -239,6 +241,27 @@ describe('a hanging source', () => {
       await run.service.stop();
       await chaos.close();
     }
+  });
+});
+
+describe('snapshot format', () => {
+  const odd: Item = { id: 'a"1', title: 'Rates "up", Zürich 📈', url: 'https://example.com/a?x=1&y="2"', source: 'Ex "Wire"', filter: 'markets', published: Date.UTC(2026, 10, 24, 12, 0, 0, 123), summary: 'two\nlines\u2028' };
+  const award: Item = { ...odd, id: 'b', url: 'https://example.com/b', filter: 'over-10m', state: 'CA' };
+
+  test('a saved wire reads back as the same items, to the millisecond and the character', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-snap-'));
+    await saveWire(dir, 'news', [storeItem(odd, 1), storeItem(award, 2)]);
+    assert.deepEqual(loadWire(dir, 'news'), [odd, award]);
+    assert.deepEqual(loadWire(dir, 'news')!.map((i) => plainItem(i)), [odd, award]);
+  });
+
+  test('a snapshot saved by the previous version (one Item per line) still loads: an upgrade keeps the items', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-snap-v1-'));
+    mkdirSync(snapshotDir(dir), { recursive: true });
+    const body = [odd, award].map((i) => JSON.stringify(i) + '\n').join('');
+    const header = { format: 'wires-snapshot', version: 1, wire: 'news', count: 2, savedAt: new Date().toISOString(), sha256: createHash('sha256').update(body).digest('hex') };
+    writeFileSync(join(snapshotDir(dir), 'news.jsonl'), JSON.stringify(header) + '\n' + body);
+    assert.deepEqual(loadWire(dir, 'news'), [odd, award]);
   });
 });
 

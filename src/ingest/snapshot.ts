@@ -4,10 +4,10 @@
  * sources wait for their next poll.
  *
  * One file per wire, `snapshots/<wire>.jsonl`: a header line (format, version, count and the
- * SHA-256 of the rest) and one item per line. Writes go to a temporary file that is fsynced
- * and renamed, so a crash leaves either the old or the new snapshot, never half of one. A file
- * that fails its checksum or does not parse is logged and ignored: a bad snapshot costs a cold
- * start, never a crash.
+ * SHA-256 of the rest) and one item per line (see VERSION). Writes go to a temporary file that
+ * is fsynced and renamed, so a crash leaves either the old or the new snapshot, never half of
+ * one. A file that fails its checksum or does not parse is logged and ignored: a bad snapshot
+ * costs a cold start, never a crash.
  *
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
@@ -18,10 +18,15 @@ import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
-import { plainItem, type Item } from '../search/item.js';
+import type { Item, StoredItem } from '../search/item.js';
 
 const FORMAT = 'wires-snapshot';
-const VERSION = 1;
+/**
+ * 2: each line is the item's served JSON (its stored fragments, written as they are, so a
+ * save decodes nothing) plus `id`, `ms` (publication, epoch ms) and `state`.
+ * 1: each line an `Item`. Still read, so an upgrade keeps the items of the last save.
+ */
+const VERSION = 2;
 const CHUNK = 1000;
 
 interface Header {
@@ -37,12 +42,18 @@ export function snapshotDir(dataDir: string): string {
   return join(dataDir, 'snapshots');
 }
 
-/** Only the fields of an Item, so precomputed fragments never reach the disk. */
-function itemLine(i: Item): string {
-  return JSON.stringify(plainItem(i));
+/** A stored item as a version-2 line: joined from its fragments, without decoding them. */
+function itemLine(i: StoredItem): string {
+  return [i.jsonHead, i.jsonSummary, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
 }
 
-export async function saveWire(dataDir: string, wire: string, items: readonly Item[]): Promise<void> {
+/** A version-2 line's object back into an Item (the served names `category` and `ms`). */
+function fromLine(line: string): unknown {
+  const x = (JSON.parse(line) ?? {}) as { title?: unknown; url?: unknown; source?: unknown; category?: unknown; ms?: unknown; summary?: unknown; id?: unknown; state?: unknown };
+  return { id: x.id, title: x.title, url: x.url, source: x.source, filter: x.category, published: x.ms, summary: x.summary, ...(x.state !== undefined && { state: x.state }) };
+}
+
+export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[]): Promise<void> {
   const dir = snapshotDir(dataDir);
   privateDir(dir);
   const hash = createHash('sha256');
@@ -87,10 +98,11 @@ export function loadWire(dataDir: string, wire: string): Item[] | undefined {
   try {
     if (newline === -1) throw new Error('no header line');
     const header = JSON.parse(text.slice(0, newline)) as Header;
-    if (header.format !== FORMAT || header.version !== VERSION || header.wire !== wire) throw new Error('unknown format');
+    if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
     const body = text.slice(newline + 1);
     if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new Error('checksum mismatch');
-    const items = body === '' ? [] : body.slice(0, -1).split('\n').map((line) => JSON.parse(line) as Item);
+    const lines = body === '' ? [] : body.slice(0, -1).split('\n');
+    const items = header.version === 1 ? lines.map((line) => JSON.parse(line) as unknown) : lines.map(fromLine);
     if (items.length !== header.count) throw new Error('item count mismatch');
     return items.filter(isItem);
   } catch (err) {
