@@ -112,6 +112,15 @@ class Stored implements StoredItem {
   }
 }
 
+/** Source names and filter values repeat across thousands of items: each text is held once. */
+const names = new Map<string, string>();
+function shared(name: string): string {
+  const known = names.get(name);
+  if (known !== undefined) return known;
+  if (names.size < 4096) names.set(name, name); // the catalogue's names are far fewer
+  return name;
+}
+
 /**
  * Stores an item under its sequence number. `fragments`, when the caller has built them
  * (to compare a re-sent item with the stored one), are not built again.
@@ -121,5 +130,7 @@ export function storeItem(item: Item, seq: number, fragments = fragmentsOf(item)
   // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
   // a JSON string is escaped).
   // One class: every stored item has the same fields in the same order, one shape for the hot path.
-  return new Stored(item.id, item.url, item.source, item.filter, item.published, seq, jsonHead, jsonSummary, item.state, jsonHead.indexOf(',"url":', TITLE_AT));
+  // Most feeds' ids are their links: the same text, then held once.
+  const id = item.id === item.url ? item.url : item.id;
+  return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, item.state, jsonHead.indexOf(',"url":', TITLE_AT));
 }
