@@ -62,9 +62,9 @@ export class WireIndex {
    * (CNBC's finance and economy feeds share articles) belongs to both, and must neither
    * vanish from one nor flip between them on every poll. Unfiltered queries show it once.
    */
-  private readonly byKey = new Map<string, number>();
+  private readonly byKey = new ByFilter<number>();
   /** (filter value, canonical URL) → id, so one story from two sources of a filter is stored once. */
-  private readonly byUrl = new Map<string, string>();
+  private readonly byUrl = new ByFilter<string>();
   /** Per slot: 1 when the same URL is also stored under another filter value. */
   private shared = new Uint8Array(1024);
   /** URL → how many filter values hold it: `shared` needs recounting only for a URL held more than once. */
@@ -107,12 +107,13 @@ export class WireIndex {
     return this.opts;
   }
 
+  /** Every stored slot is in `order` from `head` on, once. */
   get size(): number {
-    return this.byKey.size;
+    return this.order.length - this.head;
   }
 
   get(filter: string, id: string): StoredItem | undefined {
-    const slot = this.byKey.get(key(filter, id));
+    const slot = this.byKey.get(filter, id);
     return slot === undefined ? undefined : this.slots[slot];
   }
 
@@ -125,19 +126,19 @@ export class WireIndex {
     const oldest = now - this.opts.maxAgeMs;
     for (const item of items) {
       if (!(item.published >= oldest)) continue;
-      const knownId = this.byKey.has(key(item.filter, item.id)) ? item.id : this.byUrl.get(key(item.filter, item.url));
+      const knownId = this.byKey.has(item.filter, item.id) ? item.id : this.byUrl.get(item.filter, item.url);
       if (knownId === undefined) {
         this.insert(item, false, fragmentsOf(item));
         continue;
       }
-      const slot = this.byKey.get(key(item.filter, knownId))!;
+      const slot = this.byKey.get(item.filter, knownId)!;
       const fragments = fragmentsOf(item);
       // Feeds re-send their latest items on every poll: an unchanged item changes nothing.
       if (sameContent(this.slots[slot]!, item, fragments)) continue;
       this.removeSlot(slot);
       this.insert(knownId === item.id ? item : plainItem(item, knownId), true, fragments);
     }
-    if (this.byKey.size > this.opts.maxItems) this.evict(now);
+    if (this.size > this.opts.maxItems) this.evict(now);
   }
 
   /**
@@ -154,14 +155,14 @@ export class WireIndex {
     if (!table || table.count !== kept.length || table.frequentMin !== this.frequentMin) table = buildTermTable(kept, this.frequentMin);
     this.grow(kept.length);
     for (let slot = 0; slot < kept.length; slot++) {
-      const item = kept[slot]!;
-      this.slots[slot] = storeItem(item, ++this.seq);
+      // The indexes hold the stored item's strings (their only copy: see `storeItem`).
+      const item = (this.slots[slot] = storeItem(kept[slot]!, ++this.seq));
       this.published[slot] = item.published;
       let filterId = this.filterIds.get(item.filter);
       if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
       this.filterOf[slot] = filterId;
-      this.byKey.set(key(item.filter, item.id), slot);
-      this.byUrl.set(key(item.filter, item.url), item.id);
+      this.byKey.set(item.filter, item.id, slot);
+      this.byUrl.set(item.filter, item.url, item.id);
       this.copies.set(item.url, (this.copies.get(item.url) ?? 0) + 1);
       this.order.push(slot);
     }
@@ -193,7 +194,7 @@ export class WireIndex {
     const order = this.order;
     const oldest = now - this.opts.maxAgeMs;
     let n = 0;
-    while (this.head < order.length && (this.byKey.size > this.opts.maxItems || this.published[order[this.head]!]! < oldest)) {
+    while (this.head < order.length && (this.size > this.opts.maxItems || this.published[order[this.head]!]! < oldest)) {
       this.release(order[this.head]!);
       this.head++;
       n++;
@@ -219,8 +220,8 @@ export class WireIndex {
 
   countByFilter(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const slot of this.byKey.values()) {
-      const f = this.slots[slot]!.filter;
+    for (const item of this.items()) {
+      const f = item.filter;
       counts[f] = (counts[f] ?? 0) + 1;
     }
     return counts;
@@ -232,16 +233,18 @@ export class WireIndex {
    */
   countBySource(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const slot of this.byKey.values()) {
-      const item = this.slots[slot]!;
+    for (const item of this.items()) {
       const key = sourceKey(item.source, item.filter);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     return counts;
   }
 
+  /** Oldest first, as `order` holds them: a snapshot loads back in the same order. */
   items(): StoredItem[] {
-    return Array.from(this.byKey.values(), (slot) => this.slots[slot]!);
+    const out: StoredItem[] = [];
+    for (let i = this.head; i < this.order.length; i++) out.push(this.slots[this.order[i]!]!);
+    return out;
   }
 
   /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
@@ -373,8 +376,8 @@ export class WireIndex {
   private recountCopies(url: string): void {
     const slots: number[] = [];
     for (const f of this.filterIds.keys()) {
-      const id = this.byUrl.get(key(f, url));
-      const slot = id === undefined ? undefined : this.byKey.get(key(f, id));
+      const id = this.byUrl.get(f, url);
+      const slot = id === undefined ? undefined : this.byKey.get(f, id);
       if (slot !== undefined) slots.push(slot);
     }
     for (const slot of slots) this.shared[slot] = slots.length > 1 ? 1 : 0;
@@ -453,10 +456,11 @@ export class WireIndex {
       this.rare.drop(t);
       this.rare.drop(TITLE + t);
     }
-    this.byKey.set(key(item.filter, item.id), slot);
-    this.byUrl.set(key(item.filter, item.url), item.id);
+    // The indexes hold the stored item's strings (their only copy: see `storeItem`).
+    this.byKey.set(stored.filter, stored.id, slot);
+    this.byUrl.set(stored.filter, stored.url, stored.id);
     const copies = (this.copies.get(item.url) ?? 0) + 1;
-    this.copies.set(item.url, copies);
+    this.copies.set(stored.url, copies);
     if (copies > 1) this.recountCopies(item.url);
     this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
     this.onStored?.(stored, all, update);
@@ -488,9 +492,8 @@ export class WireIndex {
     this.changes++;
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
-    this.byKey.delete(key(item.filter, item.id));
-    const urlKey = key(item.filter, item.url);
-    if (this.byUrl.get(urlKey) === item.id) this.byUrl.delete(urlKey);
+    this.byKey.delete(item.filter, item.id);
+    if (this.byUrl.get(item.filter, item.url) === item.id) this.byUrl.delete(item.filter, item.url);
     const copies = this.copies.get(item.url)! - 1;
     if (copies === 0) this.copies.delete(item.url);
     else {
@@ -552,9 +555,35 @@ export function keptForLoad(items: readonly Item[], now: number, opts: WireIndex
   return keys.size === kept.length * 2 ? kept : undefined;
 }
 
-/** Flat (joined) rather than a cons string: the key lives as long as its item (see `storeItem`). */
 function key(filter: string, idOrUrl: string): string {
-  return [filter, idOrUrl].join('\n');
+  return filter + '\n' + idOrUrl;
+}
+
+/**
+ * Values under (filter value, id or URL). Two levels of maps rather than one keyed by the
+ * joined text: the maps hold the item's own strings, where a joined key was one more copy of
+ * its id or URL per index for as long as the item is stored, and one more string per lookup.
+ */
+class ByFilter<V> {
+  private readonly maps = new Map<string, Map<string, V>>();
+
+  get(filter: string, k: string): V | undefined {
+    return this.maps.get(filter)?.get(k);
+  }
+
+  has(filter: string, k: string): boolean {
+    return this.maps.get(filter)?.has(k) ?? false;
+  }
+
+  set(filter: string, k: string, v: V): void {
+    let m = this.maps.get(filter);
+    if (!m) this.maps.set(filter, (m = new Map()));
+    m.set(k, v);
+  }
+
+  delete(filter: string, k: string): void {
+    this.maps.get(filter)?.delete(k);
+  }
 }
 
 /** The distinct terms of an item: title, and title with summary. */
