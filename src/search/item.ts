@@ -24,10 +24,10 @@ export interface Item {
 /**
  * A stored item: its precomputed JSON fragments, and the fields the index reads on every
  * insert, eviction and search. The title and summary are held once, inside the fragments: a
- * wire holds tens of thousands of items, and a second copy of their text was about two fifths
- * of the heap an item takes (bench:memory) and of what each young-generation GC had to copy
- * while the item was new (bench:ingest). Reading `title` or `summary` decodes it again, which
- * only a snapshot save, a test or a client of the index does.
+ * wire holds tens of thousands of items, and a second copy of their text was about a third of
+ * the heap an item took, and of what each young-generation GC had to copy while the item was
+ * new (bench:ingest's scavenge time halved). Reading `title` or `summary` decodes it again,
+ * which only eviction (to find the item's terms), a test or a client of the index does.
  */
 export interface StoredItem extends Item {
   /** Insertion sequence number inside its wire; larger is newer in the store. */
@@ -127,10 +127,10 @@ function shared(name: string): string {
  */
 export function storeItem(item: Item, seq: number, fragments = fragmentsOf(item)): StoredItem {
   const { jsonHead, jsonSummary } = fragments;
-  // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
-  // a JSON string is escaped).
-  // One class: every stored item has the same fields in the same order, one shape for the hot path.
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;
-  return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, item.state, jsonHead.indexOf(',"url":', TITLE_AT));
+  // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
+  // a JSON string is escaped). One class: every stored item has one shape for the hot path.
+  const titleEnd = jsonHead.indexOf(',"url":', TITLE_AT);
+  return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, item.state, titleEnd);
 }

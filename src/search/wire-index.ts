@@ -127,12 +127,12 @@ export class WireIndex {
     for (const item of items) {
       if (!(item.published >= oldest)) continue;
       const knownId = this.byKey.has(item.filter, item.id) ? item.id : this.byUrl.get(item.filter, item.url);
+      const fragments = fragmentsOf(item);
       if (knownId === undefined) {
-        this.insert(item, false, fragmentsOf(item));
+        this.insert(item, false, fragments);
         continue;
       }
       const slot = this.byKey.get(item.filter, knownId)!;
-      const fragments = fragmentsOf(item);
       // Feeds re-send their latest items on every poll: an unchanged item changes nothing.
       if (sameContent(this.slots[slot]!, item, fragments)) continue;
       this.removeSlot(slot);
