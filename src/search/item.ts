@@ -24,10 +24,10 @@ export interface Item {
 /**
  * A stored item: its precomputed JSON fragments, and the fields the index reads on every
  * insert, eviction and search. The title and summary are held once, inside the fragments: a
- * wire holds tens of thousands of items, and a second copy of their text was about a third of
- * the heap an item took, and of what each young-generation GC had to copy while the item was
- * new (bench:ingest's scavenge time halved). Reading `title` or `summary` decodes it again,
- * which only eviction (to find the item's terms), a test or a client of the index does.
+ * wire holds tens of thousands of items, and a second copy of their text doubled what that
+ * text costs on the heap and in each young-generation GC's copying while the item is new (see
+ * bench:memory's heap and bench:ingest's scavenge time). Reading `title` or `summary` decodes
+ * it again, which only eviction (to find the item's terms), a test or a client of the index does.
  */
 export interface StoredItem extends Item {
   /** Insertion sequence number inside its wire; larger is newer in the store. */
