@@ -73,8 +73,11 @@ export function plainItem(i: Item, id = i.id): Item {
 const TITLE_AT = '{"title":'.length;
 const SUMMARY_AT = ',"summary":'.length;
 
+/** An item's request-independent JSON, as a stored item keeps it. */
+export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary'>;
+
 /** The JSON fragments of an item's own fields, as `storeItem` keeps them. */
-export function fragmentsOf(item: Item): { jsonHead: string; jsonSummary: string } {
+export function fragmentsOf(item: Item): Fragments {
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
   // that every young-generation GC copies while the item is new and every full GC marks after.
   // `join` makes one flat string (see bench:ingest's scavenge figures in the README).
@@ -125,7 +128,7 @@ function shared(name: string): string {
  * Stores an item under its sequence number. `fragments`, when the caller has built them
  * (to compare a re-sent item with the stored one), are not built again.
  */
-export function storeItem(item: Item, seq: number, fragments = fragmentsOf(item)): StoredItem {
+export function storeItem(item: Item, seq: number, fragments: Fragments = fragmentsOf(item)): StoredItem {
   const { jsonHead, jsonSummary } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;

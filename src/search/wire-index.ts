@@ -23,7 +23,7 @@
  *
  * Ranking (see `score`): text relevance times a recency decay.
  */
-import { fragmentsOf, plainItem, storeItem, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
+import { fragmentsOf, plainItem, storeItem, type Fragments, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { Postings } from './postings.js';
 import { buildTermTable, frequentMinFor, type TermTable } from './term-table.js';
@@ -426,7 +426,7 @@ export class WireIndex {
     return this.changes;
   }
 
-  private insert(item: Item, update: boolean, fragments: ReturnType<typeof fragmentsOf>): void {
+  private insert(item: Item, update: boolean, fragments: Fragments): void {
     this.changes++;
     const slot = this.freeSlots.pop() ?? this.slots.length;
     if (slot >= this.published.length) this.grow(slot + 1);
@@ -637,7 +637,7 @@ class TopK {
 }
 
 /** Whether `b`, whose fragments are given, would be stored as `a` is (title and summary compared as JSON). */
-function sameContent(a: StoredItem, b: Item, fragments: ReturnType<typeof fragmentsOf>): boolean {
+function sameContent(a: StoredItem, b: Item, fragments: Fragments): boolean {
   return a.published === b.published && a.url === b.url && a.state === b.state && a.jsonHead === fragments.jsonHead && a.jsonSummary === fragments.jsonSummary;
 }
 
