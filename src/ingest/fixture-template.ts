@@ -4,7 +4,7 @@
  *
  *   {{-5m:rfc822}}   five minutes ago as `Wed, 29 Jan 2025 23:39:41 GMT`
  *
- * Offset: `0` or `-N` with unit m, h or d. Formats: rfc822 (GMT), rfc822num (-0500 offset),
+ * Offset: `0` or `-N` with unit m, h or d. Formats: rfc822 (GMT), rfc822z (UTC written `Z`), rfc822num (-0500 offset),
  * rfc822est (named zone EST), rfc822nosec (EDT, no seconds), iso, isooffset (-05:00),
  * isolocal (no zone), date (YYYY-MM-DD), yyyymmdd, monthday (`January 29, 2025`), epochms,
  * epochs.
@@ -33,6 +33,8 @@ export function formatDate(ms: number, format: string): string {
   switch (format) {
     case 'rfc822':
       return new Date(ms).toUTCString();
+    case 'rfc822z':
+      return new Date(ms).toUTCString().replace(/GMT$/, 'Z');
     case 'rfc822num':
       return rfc822(ms, -300, '-0500');
     case 'rfc822est':
