@@ -31,6 +31,14 @@ interface Capture {
   expectSkips: { reason: string; count: number }[];
   /** Entries that are one story listed twice, which a wire rightly holds once. */
   expectMerged?: { reason: string; count: number };
+  /**
+   * Other catalogue sources served by the same generator and template, which this capture
+   * stands for. Each is checked on it as its own source is; `keeps` is how many items the
+   * sibling's own filter keeps (an EDGAR form, an award size), when not as many as its own.
+   */
+  sameTemplate?: { sourceId: string; keeps?: number; reason?: string }[];
+  /** Why the document rightly holds no entry at all. */
+  expectEmpty?: string;
 }
 
 /** What the test reads from the document itself for one entry. */
@@ -223,79 +231,93 @@ function matchEntry(itemTitle: string, entries: Expected[], used: Set<number>): 
 
 const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms));
 
-for (const cap of CAPTURES) {
-  test(`${cap.file} as ${cap.sourceId}`, () => {
-    const source = SOURCES.find((s) => s.id === cap.sourceId) as SourceDef | undefined;
-    assert.ok(source, `source ${cap.sourceId} is not in the catalogue`);
-    const bytes = readFileSync(new URL(cap.file, DIR));
-    const latin1 = bytes.toString('latin1');
-    const xml = /^\s*(\xef\xbb\xbf)?\s*</.test(latin1);
-    // Read as the document declares; the counts and dates below are ASCII either way.
-    const text = xml && /^\s*<\?xml[^>]*encoding=["']iso-8859-1["']/i.test(latin1) ? latin1 : bytes.toString('utf8');
-    const entries = xml ? xmlEntries(text, cap.finalUrl) : jsonEntries(JSON.parse(text.replace(/^\uFEFF/, '')), cap.sourceId, cap.finalUrl);
-    assert.ok(entries.length > 0, `${cap.file}: the test found no entries in the document`);
+/**
+ * Parses `cap` as catalogue source `sourceId` and checks what a reader of the wire would
+ * notice. `keeps`: the items expected when the source's own filter keeps fewer than the
+ * capture's source does (with `keepsReason`), else every entry less the named skips.
+ */
+function checkCapture(cap: Capture, sourceId: string, keeps?: number, keepsReason?: string): void {
+  const source = SOURCES.find((s) => s.id === sourceId) as SourceDef | undefined;
+  assert.ok(source, `source ${sourceId} is not in the catalogue`);
+  const bytes = readFileSync(new URL(cap.file, DIR));
+  const latin1 = bytes.toString('latin1');
+  const xml = /^\s*(\xef\xbb\xbf)?\s*</.test(latin1);
+  // Read as the document declares; the counts and dates below are ASCII either way.
+  const text = xml && /^\s*<\?xml[^>]*encoding=["']iso-8859-1["']/i.test(latin1) ? latin1 : bytes.toString('utf8');
+  const entries = xml ? xmlEntries(text, cap.finalUrl) : jsonEntries(JSON.parse(text.replace(/^\uFEFF/, '')), sourceId, cap.finalUrl);
+  if (cap.expectEmpty === undefined) assert.ok(entries.length > 0, `${cap.file}: the test found no entries in the document`);
+  else assert.equal(entries.length, 0, `${cap.file}: expected no entries (${cap.expectEmpty})`);
 
-    const dated = entries.map((e) => e.date?.ms).filter((ms): ms is number => ms !== undefined && Number.isFinite(ms));
-    const now = (dated.length ? Math.max(...dated) : Date.parse('2026-01-01T00:00:00Z')) + 3_600_000;
+  const dated = entries.map((e) => e.date?.ms).filter((ms): ms is number => ms !== undefined && Number.isFinite(ms));
+  const now = (dated.length ? Math.max(...dated) : Date.parse('2026-01-01T00:00:00Z')) + 3_600_000;
 
-    let result: ParseResult;
+  let result: ParseResult;
+  try {
+    result = parseSource(source, bytes, cap.contentType, now, cap.finalUrl);
+  } catch (err) {
+    assert.fail(`${cap.file} (${sourceId}): parse threw ${(err as Error).name}: ${(err as Error).message}`);
+  }
+  const { items, skipped, warnings } = result;
+  // An empty document is a poll that found nothing new; only entries without items fail a poll.
+  if (cap.expectEmpty !== undefined) assert.equal(result.entries, 0, `${cap.file}: an empty document must not count as entries skipped`);
+  const named = cap.expectSkips.reduce((n, s) => n + s.count, 0);
+  const expected = keeps ?? entries.length - named;
+  const skipText = keepsReason ?? (cap.expectSkips.map((s) => `${s.count} ${s.reason}`).join('; ') || 'none');
+  assert.equal(
+    items.length,
+    expected,
+    `${cap.file} (${sourceId}): ${items.length} of ${entries.length} entries parsed, expected ${expected} ` +
+      `(named skips: ${skipText}); parser skipped ${skipped}; warnings: ${warnings.slice(0, 3).join(' | ') || 'none'}`,
+  );
+
+  const problems: string[] = [];
+  const used = new Set<number>();
+  for (const item of items) {
+    const label = `"${item.title.slice(0, 70)}"`;
+    if (item.filter !== source.filter) problems.push(`${label}: served under ${item.filter}, the source's filter value is ${source.filter}`);
+    if (TAG.test(item.title)) problems.push(`${label}: markup in title`);
+    if (ENTITY.test(item.title)) problems.push(`${label}: undecoded entity in title`);
+    if (MOJIBAKE.test(item.title)) problems.push(`${label}: mojibake in title`);
+    // A field the document left out (JSON null, a missing element) shows as a dangling joint.
+    if (DANGLING_TITLE.test(item.title)) problems.push(`${label}: title ends in a separator (a missing part)`);
+    if (cap.contentType === 'application/json' && EMPTY_SLOT.test(item.summary)) problems.push(`${label}: summary has an empty slot: ${item.summary.slice(0, 90)}`);
+    let url: URL | undefined;
     try {
-      result = parseSource(source, bytes, cap.contentType, now);
-    } catch (err) {
-      assert.fail(`${cap.file} (${cap.sourceId}): parse threw ${(err as Error).name}: ${(err as Error).message}`);
+      url = new URL(item.url);
+    } catch {
+      /* reported below */
     }
-    const { items, skipped, warnings } = result;
-    const named = cap.expectSkips.reduce((n, s) => n + s.count, 0);
-    const expected = entries.length - named;
-    const skipText = cap.expectSkips.map((s) => `${s.count} ${s.reason}`).join('; ') || 'none';
-    assert.equal(
-      items.length,
-      expected,
-      `${cap.file} (${cap.sourceId}): ${items.length} of ${entries.length} entries parsed, expected ${expected} ` +
-        `(named skips: ${skipText}); parser skipped ${skipped}; warnings: ${warnings.slice(0, 3).join(' | ') || 'none'}`,
-    );
+    if (!url || !/^https?:$/.test(url.protocol) || !url.host) problems.push(`${label}: url is not absolute http(s): ${item.url}`);
 
-    const problems: string[] = [];
-    const used = new Set<number>();
-    for (const item of items) {
-      const label = `"${item.title.slice(0, 70)}"`;
-      if (TAG.test(item.title)) problems.push(`${label}: markup in title`);
-      if (ENTITY.test(item.title)) problems.push(`${label}: undecoded entity in title`);
-      if (MOJIBAKE.test(item.title)) problems.push(`${label}: mojibake in title`);
-      // A field the document left out (JSON null, a missing element) shows as a dangling joint.
-      if (DANGLING_TITLE.test(item.title)) problems.push(`${label}: title ends in a separator (a missing part)`);
-      if (cap.contentType === 'application/json' && EMPTY_SLOT.test(item.summary)) problems.push(`${label}: summary has an empty slot: ${item.summary.slice(0, 90)}`);
-      let url: URL | undefined;
-      try {
-        url = new URL(item.url);
-      } catch {
-        /* reported below */
-      }
-      if (!url || !/^https?:$/.test(url.protocol) || !url.host) problems.push(`${label}: url is not absolute http(s): ${item.url}`);
-
-      const i = matchEntry(item.title, entries, used);
-      if (i < 0) {
-        problems.push(`${label}: no entry of the document has this title`);
-        continue;
-      }
-      used.add(i);
-      const entry = entries[i]!;
-      // The document's link, or that page with a fragment telling apart entries that share it.
-      if (entry.link && item.url !== entry.link && item.url.split('#')[0] !== entry.link) problems.push(`${label}: url ${item.url}, the document links ${entry.link}`);
-      if (entry.date && Number.isFinite(entry.date.ms)) {
-        const ok = entry.date.dateOnly
-          ? Math.floor(item.published / DAY_MS) === Math.floor(entry.date.ms / DAY_MS)
-          : Math.abs(item.published - entry.date.ms) <= 1000;
-        if (!ok) problems.push(`${label}: published ${iso(item.published)}, the document says ${entry.date.raw} (${iso(entry.date.ms)})`);
-      }
+    const i = matchEntry(item.title, entries, used);
+    if (i < 0) {
+      problems.push(`${label}: no entry of the document has this title`);
+      continue;
     }
-    assert.deepEqual(problems, [], `${cap.file} (${cap.sourceId}): ${problems.length} problem(s) in ${items.length} items:\n  ${problems.slice(0, 15).join('\n  ')}`);
+    used.add(i);
+    const entry = entries[i]!;
+    // The document's link, or that page with a fragment telling apart entries that share it.
+    if (entry.link && item.url !== entry.link && item.url.split('#')[0] !== entry.link) problems.push(`${label}: url ${item.url}, the document links ${entry.link}`);
+    if (entry.date && Number.isFinite(entry.date.ms)) {
+      const ok = entry.date.dateOnly
+        ? Math.floor(item.published / DAY_MS) === Math.floor(entry.date.ms / DAY_MS)
+        : Math.abs(item.published - entry.date.ms) <= 1000;
+      if (!ok) problems.push(`${label}: published ${iso(item.published)}, the document says ${entry.date.raw} (${iso(entry.date.ms)})`);
+    }
+  }
+  assert.deepEqual(problems, [], `${cap.file} (${sourceId}): ${problems.length} problem(s) in ${items.length} items:\n  ${problems.slice(0, 15).join('\n  ')}`);
 
-    // Stored in a wire, every item stays an item: a wire takes a known URL for a new version of
-    // that story, so entries sharing a link must not replace each other.
-    const wire = new WireIndex({ maxAgeMs: Number.POSITIVE_INFINITY, maxItems: 1_000_000 });
-    wire.add(items, now);
-    const merged = cap.expectMerged?.count ?? 0;
-    assert.equal(wire.size, items.length - merged, `${cap.file}: ${items.length} items parsed, ${wire.size} held by a wire (named merges: ${cap.expectMerged?.reason ?? 'none'})`);
-  });
+  // Stored in a wire, every item stays an item: a wire takes a known URL for a new version of
+  // that story, so entries sharing a link must not replace each other.
+  const wire = new WireIndex({ maxAgeMs: Number.POSITIVE_INFINITY, maxItems: 1_000_000 });
+  wire.add(items, now);
+  const merged = cap.expectMerged?.count ?? 0;
+  assert.equal(wire.size, items.length - merged, `${cap.file}: ${items.length} items parsed, ${wire.size} held by a wire (named merges: ${cap.expectMerged?.reason ?? 'none'})`);
+}
+
+for (const cap of CAPTURES) {
+  test(`${cap.file} as ${cap.sourceId}`, () => checkCapture(cap, cap.sourceId));
+  for (const sibling of cap.sameTemplate ?? []) {
+    test(`${cap.file} as ${sibling.sourceId} (same template)`, () => checkCapture(cap, sibling.sourceId, sibling.keeps, sibling.reason));
+  }
 }

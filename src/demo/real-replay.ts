@@ -51,6 +51,8 @@ export interface RealCapture {
  *   would disagree with the filter value they would be served under;
  * - the USAspending capture: its query asked for grants, not contracts, and for fields without
  *   an award date;
+ * - the Azure status capture: Azure lists only active incidents, and that day it had none, so
+ *   its channel is empty and the demo's Azure wire would be too;
  * - the Federal Reserve's 2016 `press_all` capture: moved to now beside the 2026 `press_monetary`
  *   capture, the same kind of story ("Federal Reserve issues FOMC statement") would be served
  *   under `fed` and `fomc` with two different links, which the real feeds never do.

@@ -3,25 +3,45 @@
  * test checks the README holds them verbatim, so the README cannot drift from the code:
  * `node dist/scripts/readme-tables.js` prints them after a catalogue change.
  */
+import { readFileSync } from 'node:fs';
 import { SOURCES, WIRES } from '../catalog/index.js';
 
+/** A real captured document of fixtures/real/ that test/real-feeds.test.ts parses as a source. */
+export interface CaptureRef {
+  file: string;
+  /** Parsed as this source because it shares the capture's generator and template. */
+  sameTemplate: boolean;
+}
+
 /**
- * `captures`: source id → the real captured documents of it in fixtures/real/ (their
- * index.json), which test/real-feeds.test.ts parses.
+ * `captures`: source id → the real documents it is tested on. A source with none names the
+ * hand-written fixture of fixtures/feeds/ (`handWritten`: source id → file) that the tests
+ * and the demo use for it.
  */
-export function sourcesTable(captures: ReadonlyMap<string, readonly string[]>): string {
+export function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]>, handWritten: Readonly<Record<string, string>>): string {
   const rows = SOURCES.map((s) => {
-    const real = captures.get(s.id)?.map((f) => `\`${f}\``).join(', ') ?? '—';
+    const refs = captures.get(s.id);
+    const real = refs
+      ? refs.map((c) => `\`${c.file}\`${c.sameTemplate ? ' (same template)' : ''}`).join(', ')
+      : `none found; hand-written \`${handWritten[s.id] ?? '?'}\``;
     return `| \`${s.wire.paid[0]!.path}\` | ${s.filter} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} | ${real} |`;
   });
   return ['| Wire | Filter | Source (id) | Format | Tier | Real capture tested |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** fixtures/real/index.json as `sourcesTable` takes it. */
-export function capturesBySource(index: readonly { file: string; sourceId: string }[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const c of index) out.set(c.sourceId, [...(out.get(c.sourceId) ?? []), c.file]);
+/** fixtures/real/index.json as `sourcesTable` takes it: a capture's own source first. */
+export function capturesBySource(index: readonly { file: string; sourceId: string; sameTemplate?: { sourceId: string }[] }[]): Map<string, CaptureRef[]> {
+  const out = new Map<string, CaptureRef[]>();
+  const add = (id: string, ref: CaptureRef) => out.set(id, [...(out.get(id) ?? []), ref]);
+  for (const c of index) add(c.sourceId, { file: c.file, sameTemplate: false });
+  for (const c of index) for (const sibling of c.sameTemplate ?? []) add(sibling.sourceId, { file: c.file, sameTemplate: true });
   return out;
+}
+
+/** The sources table of the fixtures in `fixturesDir` (real/index.json and feeds/index.json). */
+export function sourcesTableOf(fixturesDir: URL): string {
+  const read = (path: string) => JSON.parse(readFileSync(new URL(path, fixturesDir), 'utf8'));
+  return sourcesTable(capturesBySource(read('real/index.json')), read('feeds/index.json'));
 }
 
 export function tiersTable(): string {
