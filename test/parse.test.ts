@@ -82,6 +82,19 @@ describe('source quirks', () => {
     assert.equal(cpsc[1]!.published, NOW - 86_400_000, 'yesterday, at the same time of day');
   });
 
+  test('OilPrice: an IANA zone name in pubDate; GovInfo: &amp;nbsp; and a line break in titles, no XML declaration; Azure: dates in Z', () => {
+    const oil = parse('oilprice', fixture('rss-news-oilprice.xml')).items;
+    assert.equal(oil[0]!.published, NOW - 4 * 60_000, 'America/Chicago read as Chicago time, not first seen');
+    assert.equal(oil[0]!.publishedIsFirstSeen, undefined);
+    assert.equal(oil[1]!.title, "India's Fuel Demand Hits Record High in October");
+    const bills = parse('govinfo-bills', fixture('rss-govinfo.xml')).items;
+    assert.match(bills[0]!.title, /^H\.R\.\s1234\s\(IH\) - Clean Energy Permitting Act$/);
+    assert.equal(bills[0]!.url, 'https://www.govinfo.gov/app/details/BILLS-119hr1234ih');
+    assert.equal(bills[0]!.id, 'BILLS-119hr1234ih');
+    const azure = parse('status-azure', fixture('rss-status-azure.xml')).items;
+    assert.equal(azure[0]!.published, NOW - 4 * 60_000);
+  });
+
   test('SEC litigation: a stray & does not break the feed', () => {
     const items = parse('sec-litigation', fixture('rss-sec-litigation.xml')).items;
     assert.equal(items.length, 4);
@@ -338,6 +351,11 @@ describe('dates', () => {
     ['2025-01-29 23:39:41', '2025-01-29T23:39:41.000Z', false],
     ['2025-01-29T23:39Z', '2025-01-29T23:39:00.000Z', false],
     ['2024-02-29', '2024-02-29T00:00:00.000Z', true],
+    // An IANA zone name instead of an offset, as OilPrice writes it: its offset on that date.
+    ['Tue, 15 Sep 2026 16:01:48 America/Chicago', '2026-09-15T21:01:48.000Z', false],
+    ['Tue, 15 Dec 2026 16:01:48 America/Chicago', '2026-12-15T22:01:48.000Z', false],
+    ['Sun, 08 Mar 2026 03:30:00 America/New_York', '2026-03-08T07:30:00.000Z', false],
+    ['Sun, 29 Mar 2026 12:00:00 Europe/London', '2026-03-29T11:00:00.000Z', false],
   ];
   for (const [input, iso, dateOnly] of cases) {
     test(String(input), () => {
@@ -349,7 +367,7 @@ describe('dates', () => {
   test('garbage is undefined', () => {
     for (const bad of ['', 'yesterday', 'Foo, 99 Bar 2025', null, {}, -5, Number.NaN]) assert.equal(parseDate(bad), undefined, String(bad));
     // Out of range is refused, not rolled over into the next day or month; unknown zones are not guessed.
-    for (const bad of ['Wed, 29 Jan 2025 25:39:41 GMT', 'Wed, 32 Jan 2025 23:39:41 GMT', 'Mon, 30 Feb 2026 10:00:00 GMT', '2025-02-30', '2025-02-29', 'Wed, 29 Jan 2025 23:39:41 XYZ']) {
+    for (const bad of ['Wed, 29 Jan 2025 25:39:41 GMT', 'Wed, 32 Jan 2025 23:39:41 GMT', 'Mon, 30 Feb 2026 10:00:00 GMT', '2025-02-30', '2025-02-29', 'Wed, 29 Jan 2025 23:39:41 XYZ', 'Wed, 29 Jan 2025 23:39:41 Mars/Olympus_Mons']) {
       assert.equal(parseDate(bad), undefined, bad);
     }
   });

@@ -4,7 +4,8 @@
  *
  *   {{-5m:rfc822}}   five minutes ago as `Wed, 29 Jan 2025 23:39:41 GMT`
  *
- * Offset: `0` or `-N` with unit m, h or d. Formats: rfc822 (GMT), rfc822z (UTC written `Z`), rfc822num (-0500 offset),
+ * Offset: `0` or `-N` with unit m, h or d. Formats: rfc822 (GMT), rfc822z (UTC written `Z`),
+ * rfc822chicago (Chicago time named `America/Chicago`, as OilPrice writes), rfc822num (-0500 offset),
  * rfc822est (named zone EST), rfc822nosec (EDT, no seconds), iso, isooffset (-05:00),
  * isolocal (no zone), date (YYYY-MM-DD), yyyymmdd, monthday (`January 29, 2025`), epochms,
  * epochs.
@@ -28,6 +29,13 @@ function rfc822(ms: number, offsetMin: number, zone: string, seconds = true): st
   return `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]!.slice(0, 3)} ${d.getUTCFullYear()} ${time} ${zone}`;
 }
 
+/** Minutes east of UTC in IANA zone `zone` at `ms`, from its `GMT-05:00` style name. */
+function offsetIn(zone: string, ms: number): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value;
+  const m = /([+-])(\d{2}):(\d{2})/.exec(name);
+  return m ? (m[1] === '-' ? -1 : 1) * (+m[2]! * 60 + +m[3]!) : 0;
+}
+
 export function formatDate(ms: number, format: string): string {
   const iso = new Date(ms).toISOString();
   switch (format) {
@@ -35,6 +43,8 @@ export function formatDate(ms: number, format: string): string {
       return new Date(ms).toUTCString();
     case 'rfc822z':
       return new Date(ms).toUTCString().replace(/GMT$/, 'Z');
+    case 'rfc822chicago':
+      return rfc822(ms, offsetIn('America/Chicago', ms), 'America/Chicago');
     case 'rfc822num':
       return rfc822(ms, -300, '-0500');
     case 'rfc822est':

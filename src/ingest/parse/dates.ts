@@ -1,6 +1,7 @@
 /**
  * Every date format the sources use, to epoch milliseconds UTC: RFC 822/1123/2822 (and
- * RFC 850's dashes) with numeric offsets or named zones, with or without the day name, the
+ * RFC 850's dashes) with numeric offsets, named zones or IANA zone names (OilPrice writes
+ * `Tue, 15 Sep 2026 16:01:48 America/Chicago`), with or without the day name, the
  * seconds or a 4-digit year; ISO 8601 with or without a fraction or a zone (none means UTC);
  * date-only `YYYY-MM-DD`, `YYYYMMDD`, `D Mon YYYY` and `Month D, YYYY`; epoch milliseconds
  * and seconds. Out-of-range fields are refused, not rolled over.
@@ -31,7 +32,7 @@ const day = (y: number, m: number, d: number): ParsedDate | undefined => {
   return dayExists(y, m, d) && Number.isFinite(ms) ? { ms, dateOnly: true } : undefined;
 };
 
-const RFC822 = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})[\sT]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2})?$/;
+const RFC822 = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})[\sT]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2}|[A-Za-z]+(?:\/[A-Za-z0-9_+-]+){1,2})?$/;
 const RFC822_DAY = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})$/;
 
 const OFFSET = /^(?:GMT|UTC?)?([+-])(\d{1,2})(?::?(\d{2}))?$/i;
@@ -45,6 +46,45 @@ function zoneOffset(zone: string | undefined): number | undefined {
   const minutes = +(m[3] ?? 0);
   if (hours > 14 || minutes > 59) return undefined;
   return (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
+/**
+ * Formatters of IANA zones by name, made once each: making one costs far more than using it.
+ * A name the runtime does not know is remembered as null. Bounded, since names come from feeds.
+ */
+const ZONE_FORMATS = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_ZONE_FORMATS = 64;
+
+function zoneFormat(name: string): Intl.DateTimeFormat | undefined {
+  let format = ZONE_FORMATS.get(name);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      });
+    } catch {
+      format = null;
+    }
+    if (ZONE_FORMATS.size < MAX_ZONE_FORMATS) ZONE_FORMATS.set(name, format);
+  }
+  return format ?? undefined;
+}
+
+/** Minutes east of UTC in the zone of `format` at the instant `ms`. */
+function offsetAt(format: Intl.DateTimeFormat, ms: number): number {
+  const f: Record<string, number> = {};
+  for (const part of format.formatToParts(ms)) if (part.type !== 'literal') f[part.type] = +part.value;
+  return Math.round((Date.UTC(f.year!, f.month! - 1, f.day!, f.hour!, f.minute!, f.second!) - ms) / 60_000);
+}
+
+/**
+ * The instant of wall-clock time `wall` (its fields read as UTC) in an IANA zone. The offset
+ * is taken at a first guess and again at the result, so a time just after a daylight-saving
+ * change gets the offset in force then.
+ */
+function inZone(wall: number, format: Intl.DateTimeFormat): number {
+  const guess = wall - offsetAt(format, wall) * 60_000;
+  return wall - offsetAt(format, guess) * 60_000;
 }
 
 export function parseDate(value: unknown): ParsedDate | undefined {
@@ -73,7 +113,8 @@ export function parseDate(value: unknown): ParsedDate | undefined {
   // RFC 822 / 1123 / 2822 / 850: optional day name, D Mon YY(YY), time with or without seconds, zone.
   if ((m = RFC822.exec(text))) {
     const month = MONTHS.indexOf(m[2]!.toLowerCase());
-    const offMin = zoneOffset(m[7]);
+    const iana = m[7]?.includes('/') ? zoneFormat(m[7]) : undefined;
+    const offMin = iana ? 0 : zoneOffset(m[7]);
     if (offMin === undefined) return undefined;
     let year = +m[3]!;
     if (year < 100) year += year < 50 ? 2000 : 1900;
@@ -83,7 +124,8 @@ export function parseDate(value: unknown): ParsedDate | undefined {
     const sec = +(m[6] ?? 0);
     if (!dayExists(year, month, d) || h > 23 || min > 59 || sec > 60) return undefined;
     // A leap second (:60) is read as :59.
-    const ms = Date.UTC(year, month, d, h, min, Math.min(sec, 59)) - offMin * 60_000;
+    const wall = Date.UTC(year, month, d, h, min, Math.min(sec, 59));
+    const ms = iana ? inZone(wall, iana) : wall - offMin * 60_000;
     return Number.isFinite(ms) ? { ms, dateOnly: false } : undefined;
   }
   if ((m = RFC822_DAY.exec(text))) {
