@@ -356,6 +356,8 @@ describe('dates', () => {
     ['Tue, 15 Dec 2026 16:01:48 America/Chicago', '2026-12-15T22:01:48.000Z', false],
     ['Sun, 08 Mar 2026 03:30:00 America/New_York', '2026-03-08T07:30:00.000Z', false],
     ['Sun, 29 Mar 2026 12:00:00 Europe/London', '2026-03-29T11:00:00.000Z', false],
+    // EIA: two spaces before the time, and EST all year.
+    ['Wed, 07 Oct 2026  09:00:00 EST', '2026-10-07T14:00:00.000Z', false],
   ];
   for (const [input, iso, dateOnly] of cases) {
     test(String(input), () => {
