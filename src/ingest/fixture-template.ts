@@ -7,7 +7,9 @@
  * Offset: `0` or `-N` with unit m, h or d. Formats: rfc822 (GMT), rfc822z (UTC written `Z`),
  * rfc822chicago (Chicago time named `America/Chicago`, as OilPrice writes), rfc822num (-0500 offset),
  * rfc822est (named zone EST), rfc822nosec (EDT, no seconds), iso, isooffset (-05:00),
- * isolocal (no zone), date (YYYY-MM-DD), yyyymmdd, monthday (`January 29, 2025`), epochms,
+ * isolocal (no zone), date (YYYY-MM-DD), yyyymmdd, monthday (`January 29, 2025`), monthday0
+ * (`January 09, 2025`, as CPSC writes), isopacificday (that day in Pacific time, at midnight:
+ * `2025-01-29T00:00:00-08:00`, as CourtListener dates opinions), epochms,
  * epochs.
  *
  * `{{source}}` becomes the id of the source being played, so sources that share a fixture file
@@ -64,6 +66,18 @@ export function formatDate(ms: number, format: string): string {
     case 'monthday': {
       const d = new Date(ms);
       return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
+    }
+    case 'monthday0': {
+      const d = new Date(ms);
+      return `${MONTHS[d.getUTCMonth()]} ${pad(d.getUTCDate())}, ${d.getUTCFullYear()}`;
+    }
+    case 'isopacificday': {
+      // Midnight of that Pacific day is never after `ms`, so the date is never in the future.
+      const day = new Date(ms + offsetIn('America/Los_Angeles', ms) * 60_000).toISOString().slice(0, 10);
+      const midnight = Date.parse(`${day}T00:00:00Z`);
+      const offset = offsetIn('America/Los_Angeles', midnight + 12 * 3_600_000);
+      const sign = offset < 0 ? '-' : '+';
+      return `${day}T00:00:00${sign}${pad(Math.abs(offset) / 60)}:${pad(Math.abs(offset) % 60)}`;
     }
     case 'epochms':
       return String(ms);
