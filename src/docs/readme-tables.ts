@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { SOURCES, WIRES } from '../catalog/index.js';
 
 /** A real captured document of fixtures/real/ that test/real-feeds.test.ts parses as a source. */
-export interface CaptureRef {
+interface CaptureRef {
   file: string;
   /** Parsed as this source because it shares the capture's generator and template. */
   sameTemplate: boolean;
@@ -18,7 +18,7 @@ export interface CaptureRef {
  * hand-written fixture of fixtures/feeds/ (`handWritten`: source id → file) that the tests
  * and the demo use for it.
  */
-export function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]>, handWritten: Readonly<Record<string, string>>): string {
+function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]>, handWritten: Readonly<Record<string, string>>): string {
   const rows = SOURCES.map((s) => {
     const refs = captures.get(s.id);
     const real = refs
@@ -30,7 +30,7 @@ export function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]
 }
 
 /** fixtures/real/index.json as `sourcesTable` takes it: a capture's own source first. */
-export function capturesBySource(index: readonly { file: string; sourceId: string; sameTemplate?: { sourceId: string }[] }[]): Map<string, CaptureRef[]> {
+function capturesBySource(index: readonly { file: string; sourceId: string; sameTemplate?: { sourceId: string }[] }[]): Map<string, CaptureRef[]> {
   const out = new Map<string, CaptureRef[]>();
   const add = (id: string, ref: CaptureRef) => out.set(id, [...(out.get(id) ?? []), ref]);
   for (const c of index) add(c.sourceId, { file: c.file, sameTemplate: false });

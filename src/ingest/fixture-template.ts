@@ -20,6 +20,8 @@
  */
 const PLACEHOLDER = /\{\{(0|-\d+[mhd]):([a-z0-9]+)\}\}/g;
 const UNIT = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+import { zoneOffsetAt } from './parse/dates.js';
+
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -31,13 +33,6 @@ function rfc822(ms: number, offsetMin: number, zone: string, seconds = true): st
   return `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]!.slice(0, 3)} ${d.getUTCFullYear()} ${time} ${zone}`;
 }
 
-/** Minutes east of UTC in IANA zone `zone` at `ms`, from its `GMT-05:00` style name. */
-function offsetIn(zone: string, ms: number): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value;
-  const m = /([+-])(\d{2}):(\d{2})/.exec(name);
-  return m ? (m[1] === '-' ? -1 : 1) * (+m[2]! * 60 + +m[3]!) : 0;
-}
-
 export function formatDate(ms: number, format: string): string {
   const iso = new Date(ms).toISOString();
   switch (format) {
@@ -46,7 +41,7 @@ export function formatDate(ms: number, format: string): string {
     case 'rfc822z':
       return new Date(ms).toUTCString().replace(/GMT$/, 'Z');
     case 'rfc822chicago':
-      return rfc822(ms, offsetIn('America/Chicago', ms), 'America/Chicago');
+      return rfc822(ms, zoneOffsetAt('America/Chicago', ms), 'America/Chicago');
     case 'rfc822num':
       return rfc822(ms, -300, '-0500');
     case 'rfc822est':
@@ -73,9 +68,10 @@ export function formatDate(ms: number, format: string): string {
     }
     case 'isopacificday': {
       // Midnight of that Pacific day is never after `ms`, so the date is never in the future.
-      const day = new Date(ms + offsetIn('America/Los_Angeles', ms) * 60_000).toISOString().slice(0, 10);
+      const day = new Date(ms + zoneOffsetAt('America/Los_Angeles', ms) * 60_000).toISOString().slice(0, 10);
       const midnight = Date.parse(`${day}T00:00:00Z`);
-      const offset = offsetIn('America/Los_Angeles', midnight + 12 * 3_600_000);
+      // The offset in force at that midnight: taken at a guess, then at the guessed instant.
+      const offset = zoneOffsetAt('America/Los_Angeles', midnight - zoneOffsetAt('America/Los_Angeles', midnight) * 60_000);
       const sign = offset < 0 ? '-' : '+';
       return `${day}T00:00:00${sign}${pad(Math.abs(offset) / 60)}:${pad(Math.abs(offset) % 60)}`;
     }

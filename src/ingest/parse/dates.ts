@@ -77,6 +77,13 @@ function offsetAt(format: Intl.DateTimeFormat, ms: number): number {
   return Math.round((Date.UTC(f.year!, f.month! - 1, f.day!, f.hour!, f.minute!, f.second!) - ms) / 60_000);
 }
 
+/** Minutes east of UTC in IANA zone `name` at the instant `ms` (the demo's fixtures write such dates). */
+export function zoneOffsetAt(name: string, ms: number): number {
+  const format = zoneFormat(name);
+  if (!format) throw new RangeError(`unknown time zone ${name}`);
+  return offsetAt(format, ms);
+}
+
 /**
  * The instant of wall-clock time `wall` (its fields read as UTC) in an IANA zone. The offset
  * is taken at a first guess and again at the result, so a time just after a daylight-saving
