@@ -46,6 +46,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { loadUws } from '../src/http/uws.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
@@ -89,8 +90,8 @@ async function serve(kind: Kind, port: number, setupFile: string): Promise<void>
   const setup = JSON.parse(readFileSync(setupFile, 'utf8')) as Setup;
   const body = Buffer.from(setup.body, 'base64');
   if (kind === 'raw') {
-    const require = createRequire(import.meta.url);
-    const uws = require('uWebSockets.js') as typeof import('uWebSockets.js');
+    // The binary the service loads, through the same loader.
+    const { uws } = loadUws();
     const app = uws.App();
     // The same calls the service makes for an answer: the same headers (200 is uWS's
     // default status, which neither writes), the body.

@@ -22,7 +22,8 @@ export interface Config {
   settlement: SettlementConfig;
   dataDir: string;
   logLevel: LogLevel;
-  allowUwsFallback: boolean;
+  /** Largest request head uWebSockets.js reads (its UWS_HTTP_MAX_HEADERS_SIZE); longer ones get its 431. */
+  maxHeaderBytes: number;
   /** x402 `maxTimeoutSeconds` in every offer. */
   paymentTimeoutSec: number;
   /** Poll the sources at all (off: serve what the snapshot holds). */
@@ -80,7 +81,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'PAY_TO_ADDRESS', default: '', doc: 'EVM address that receives payments. Unset or invalid: paid routes answer 503.' },
   { env: 'DATA_DIR', default: './data', doc: 'Folder for the payment journal and wire snapshots.' },
   { env: 'LOG_LEVEL', default: 'info', doc: 'debug, info, warn or error.' },
-  { env: 'ALLOW_UWS_FALLBACK', default: '0', doc: 'Set to 1 to start even if the native uWebSockets.js binary did not load.' },
+  { env: 'UWS_HTTP_MAX_HEADERS_SIZE', default: '16384', doc: 'Largest request head, in bytes, that uWebSockets.js reads (4096–65536); a longer one gets its own `431`. Node\'s default; room for any x402 payment header.' },
   { env: 'PAYMENT_TIMEOUT_SEC', default: '300', doc: 'x402 `maxTimeoutSeconds` offered: how long a signed authorization stays valid.' },
   { env: 'SETTLEMENT', default: 'sync', doc: '`sync`: settle before releasing data (x402 semantics). `optimistic`: release after local verification, settle in the background.' },
   { env: 'FACILITATOR_URL', default: '', doc: 'x402 facilitator that settles payments (`POST /settle`, checked with `GET /supported` at start).' },
@@ -165,7 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     settlement,
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     logLevel: logLevel as LogLevel,
-    allowUwsFallback: get('ALLOW_UWS_FALLBACK') === '1',
+    maxHeaderBytes: int('UWS_HTTP_MAX_HEADERS_SIZE', 4096, 65_536),
     paymentTimeoutSec: int('PAYMENT_TIMEOUT_SEC', 30, 3600),
     ingest: get('INGEST') !== '0',
     pollIntervalSec: int('POLL_INTERVAL_SEC', 1, 3600),

@@ -3,6 +3,7 @@
  * index per wire, the ingestion scheduler with its worker pool, snapshots and the HTTP front
  * end. Tests start it exactly as `npm start` does.
  */
+import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
@@ -11,7 +12,7 @@ import { createApp, listen, ListenError, type RunningServer } from './http/serve
 import type { StreamEndpoint } from './http/stream.js';
 import type { StreamTiming } from './stream/protocol.js';
 import { buildRouteRuntimes } from './http/route-runtime.js';
-import { loadUws, type LoadedUws } from './http/uws.js';
+import { loadUws, UwsLoadError, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
 import type { PollResult, PollTask } from './ingest/poll-task.js';
@@ -86,21 +87,22 @@ function buildHealth(
         pay_to: config.payTo,
         settlement: pay?.payments.health(now) ?? null,
       },
-      server: { uws_native: uws.native },
+      server: { uws: { version: uws.version, binary: basename(uws.binary), sha256: uws.sha256, glibc_compat: uws.glibcCompat } },
     };
   };
 }
 
-function checkUws(uws: LoadedUws, config: Readonly<Config>): void {
-  if (uws.native) {
-    log.info('uWebSockets.js native binary loaded', { binary: uws.binary });
-  } else if (config.allowUwsFallback) {
-    log.warn('uWebSockets.js native binary did NOT load: running on the slow pure-Node fallback (ALLOW_UWS_FALLBACK=1)');
-  } else {
-    throw new StartupError(
-      'uWebSockets.js native binary did not load and only the slow pure-Node fallback is available; refusing to start. Set ALLOW_UWS_FALLBACK=1 to start anyway.',
-    );
+/** Loads the native HTTP layer, or refuses to start saying why (there is no slow fallback). */
+function startUws(config: Readonly<Config>): LoadedUws {
+  let uws: LoadedUws;
+  try {
+    uws = loadUws({ maxHeaderBytes: config.maxHeaderBytes });
+  } catch (err) {
+    if (err instanceof UwsLoadError) throw new StartupError(err.message);
+    throw err;
   }
+  log.info('uWebSockets.js native binary loaded', { version: uws.version, binary: uws.binary, sha256: uws.sha256, glibc_compat: uws.glibcCompat });
+  return uws;
 }
 
 export interface StartOptions {
@@ -112,8 +114,7 @@ export interface StartOptions {
 
 export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
   checkCatalog();
-  const uws = loadUws();
-  checkUws(uws, config);
+  const uws = startUws(config);
   // Journal and snapshots live here: only the service's user may read them, and only one
   // instance may use them.
   privateDir(config.dataDir);

@@ -3,12 +3,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SOURCES } from '../src/catalog/index.js';
+import { uwsBinaryName, uwsPackageDir } from '../src/http/uws.js';
+import { glibcBelow238 } from './helpers/glibc.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -49,29 +52,21 @@ function run(env: Record<string, string>, whileUp?: (port: number) => Promise<vo
   });
 }
 
-test('starts, says which uWS binary it loaded and that payments are off, serves, and stops on SIGTERM', async () => {
+test('starts on the native uWS binary for this Node, says which, serves, and stops on SIGTERM', async () => {
+  const expected = uwsBinaryName();
+  const sha256 = createHash('sha256').update(readFileSync(join(uwsPackageDir(), expected))).digest('hex');
   const result = await run({}, async (port) => {
     const res = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as any).server.uws_native, true);
+    const { uws } = ((await res.json()) as any).server;
+    assert.equal(uws.binary.startsWith(expected.slice(0, -'.node'.length)), true, `${uws.binary} is not the binary for Node ${process.version}`);
+    assert.equal(uws.sha256, sha256);
+    assert.equal(uws.glibc_compat, glibcBelow238(), 'the glibc 2.36 rewrite loads exactly where the release binary cannot');
   });
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stderr, /uWebSockets.js native binary loaded/);
+  assert.match(result.stderr, new RegExp(`uWebSockets.js native binary loaded.*"sha256":"${sha256}"`));
   assert.match(result.stderr, /PAYMENTS DISABLED: PAY_TO_ADDRESS is not set/);
   assert.match(result.stderr, /shutting down.*SIGTERM/);
-});
-
-test('refuses to start on the pure-Node uWS fallback unless allowed', async () => {
-  const refused = await run({ UWS_USE_FALLBACK: '1' });
-  assert.equal(refused.code, 2);
-  assert.match(refused.stderr, /refusing to start.*ALLOW_UWS_FALLBACK=1/);
-
-  const allowed = await run({ UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '1' }, async (port) => {
-    const res = await fetch(`http://127.0.0.1:${port}/health`);
-    assert.equal(((await res.json()) as any).server.uws_native, false);
-  });
-  assert.equal(allowed.code, 0, allowed.stderr);
-  assert.match(allowed.stderr, /did NOT load/);
 });
 
 test('live mode with no source reachable says so once and suggests the demo', async () => {

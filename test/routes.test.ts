@@ -3,12 +3,14 @@
  */
 import assert from 'node:assert/strict';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { PAID_ROUTES, PREVIEW_ROUTES, REDIRECTS, ROUTES, WIRES } from '../src/catalog/index.js';
 import { USDC_BASE } from '../src/pay/offer.js';
 import { PER_FILTER } from './helpers/sample-items.js';
 import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
 
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
 const ENVELOPE_KEYS = ['articles', 'count', 'freshest', 'query', 'since', 'took_ms'];
 const ARTICLE_KEYS = ['age_minutes', 'category', 'published', 'relevance', 'source', 'summary', 'title', 'url'];
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -460,7 +462,7 @@ describe('documents', () => {
     for (const w of WIRES) assert.equal(body.wires[w.id].items, w.filter.values.length * PER_FILTER, w.id);
     assert.equal(body.x402.configured, true);
     assert.equal(body.x402.pay_to, PAY_TO);
-    assert.equal(body.server.uws_native, true);
+    assert.equal(`npm:@btc-vision/uwebsockets.js@${body.server.uws.version}`, PACKAGE.dependencies['uWebSockets.js'], 'the pinned uWebSockets.js release serves');
   });
 });
 

@@ -301,12 +301,9 @@ export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: Stream
     let method: Method = 'get';
     const start = performance.now();
     try {
-      // The native build gives a lower-case method and a path without the query; the
-      // pure-Node fallback gives neither, so normalise (both are no-ops on the native path).
-      const m = req.getMethod().toLowerCase();
-      const url = req.getUrl();
-      const q = url.indexOf('?');
-      const path = q === -1 ? url : url.slice(0, q);
+      // uWS gives the method in lower case and the path without the query.
+      const m = req.getMethod();
+      const path = req.getUrl();
       const handler = handlers.get(path);
       enterTiming(stats, handler ? stats.slot(path) : stats.slot(OTHER_ROUTE), start);
       if (m === 'head') method = 'head';
@@ -372,12 +369,12 @@ export function listen({ app, stream }: { app: TemplatedApp; stream: StreamEndpo
       if (!socket) return reject(new ListenError(`cannot listen on ${deps.config.host}:${deps.config.port}: the port is in use by another process, or the address is not this machine's`));
       resolve({
         port: uws.us_socket_local_port(socket as never),
-        // App.close() (present in this build, missing from its typings) also drops open
-        // keep-alive connections, so a graceful stop does not wait on idle clients.
+        // App.close() also drops open keep-alive connections, so a graceful stop does not
+        // wait on idle clients.
         close: () => {
           stream.close();
           uws.us_listen_socket_close(socket);
-          (app as TemplatedApp & { close?: () => void }).close?.();
+          app.close();
         },
       });
     });

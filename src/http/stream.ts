@@ -130,7 +130,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
     // The hard stop: a consumer this far behind is cut off at once, so a burst between two
     // sweeps can neither grow memory without bound nor skip its messages silently.
     maxBackpressure: 4 * MAX_BUFFERED_BYTES,
-    closeOnBackpressureLimit: true as unknown as number,
+    closeOnBackpressureLimit: true,
 
     upgrade: (res, req, context) => {
       const startedAt = performance.now();

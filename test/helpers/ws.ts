@@ -30,7 +30,14 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       received.push(JSON.parse(data.toString()));
       wake?.();
     });
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => (r({ code, reason: reason.toString() }), wake?.())));
+    let closedWith = '';
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => {
+        closedWith = ` (closed: ${code} ${reason.toString()})`;
+        r({ code, reason: reason.toString() });
+        wake?.();
+      }),
+    );
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (d) => (body += d));
@@ -59,7 +66,7 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
         async next(type, timeoutMs = 5000) {
           for (;;) {
             const ok = await waitFor(() => taken < received.length || ws.readyState === WebSocket.CLOSED, timeoutMs);
-            if (!ok || taken >= received.length) throw new Error(`no ${type ?? ''} message within ${timeoutMs} ms; got ${JSON.stringify(received.slice(-3))}`);
+            if (!ok || taken >= received.length) throw new Error(`no ${type ?? ''} message within ${timeoutMs} ms${closedWith}; got ${JSON.stringify(received.slice(-3))}`);
             const m = received[taken++];
             if (type === undefined || m.type === type) return m;
           }
