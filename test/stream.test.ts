@@ -161,6 +161,50 @@ describe('subscriptions', () => {
     assert.equal((await c.next('subscribed')).sub, 'news');
     c.ws.close();
   });
+
+  test('a subscription in the URL is taken at open: a client that sends nothing gets its items', async () => {
+    // Only the payment, in the upgrade's header: the client never sends a message.
+    const c = await openStream(url('wire=news&category=energy&q=Oil+Prices'), { 'PAYMENT-SIGNATURE': await pay() });
+    assert.equal((await c.next()).type, 'paid');
+    assert.equal((await c.next()).sub, 'news?category=energy&q=oil%20prices', 'subscribed, with the key a message would get');
+    svc.wires.get('news')!.add([item('tech', 'Oil prices in tech'), item('energy', 'Gas supply falls'), item('energy', 'Oil prices rise')]);
+    const pushed = await c.next('item');
+    assert.equal(pushed.item.title, 'Oil prices rise');
+    assert.deepEqual(await c.drain(200), [], 'only the matching item');
+    // Messages still add subscriptions beside it.
+    c.send({ type: 'subscribe', params: { category: 'tech' } });
+    assert.equal((await c.next('subscribed')).sub, 'news?category=tech');
+    c.ws.close();
+  });
+
+  test('a URL subscription with ?pay=message is taken once the first message pays', async () => {
+    const c = await openStream(url('wire=news&q=ceasefire&pay=message'));
+    assert.equal((await c.next()).type, 'payment_required');
+    c.send({ type: 'pay', payment: await pay() });
+    assert.equal((await c.next()).type, 'paid');
+    assert.equal((await c.next()).sub, 'news?q=ceasefire');
+    svc.wires.get('news')!.add([item('world', 'Ceasefire talks resume')]);
+    assert.equal((await c.next('item')).item.title, 'Ceasefire talks resume');
+    c.ws.close();
+  });
+
+  test('a bad URL subscription answers the upgrade with the route\'s 400, before the payment is read', async () => {
+    const header = await pay();
+    const http = await (await svc.get(`${NEWS.preview.path}?category=nope&q=fed`)).json();
+    const bad = await refusedUpgrade(url('wire=news&category=nope'), { 'PAYMENT-SIGNATURE': header });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body.error, http.error, 'the same error as the HTTP route');
+    const other = await refusedUpgrade(url('wire=cve&category=markets'), { 'PAYMENT-SIGNATURE': header });
+    assert.equal(other.body.error.code, 'unknown_parameter');
+    assert.match(other.body.error.message, /a cve subscription takes: src, q/);
+    assert.equal((await refusedUpgrade(url('wire=news&q=a+b+c+d+e+f+g+h+i'), { 'PAYMENT-SIGNATURE': header })).body.error.param, 'q');
+    // Nothing was taken: the same payment then opens a stream and buys a fresh block.
+    const c = await openStream(url('wire=news&category=markets'), { 'PAYMENT-SIGNATURE': header });
+    const paid = await c.next('paid');
+    assert.ok(Math.abs(Date.parse(paid.paid_until) - (Date.now() + 10 * MINUTE)) < 5000);
+    assert.equal((await c.next('subscribed')).sub, 'news?category=markets');
+    c.ws.close();
+  });
 });
 
 describe('paid time', () => {

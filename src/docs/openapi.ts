@@ -165,6 +165,7 @@ const COMPONENTS: Json = {
 /** GET /stream: the WebSocket upgrade, its answers, and the protocol spoken after it. */
 function streamOperation(): Json {
   const wires = [...streamWires().keys()];
+  const FILTER_NAMES = [...new Set([...streamWires().values()].map((s) => s.wire.filter.name))];
   return {
     get: {
       operationId: 'stream',
@@ -178,6 +179,16 @@ function streamOperation(): Json {
       parameters: [
         { name: 'wire', in: 'query', required: true, description: 'The wire to stream.', schema: { type: 'string', enum: wires } },
         { name: 'pay', in: 'query', required: false, description: 'message: the upgrade carries no payment; the first message pays (for browsers).', schema: { type: 'string', enum: ['message'] } },
+        {
+          name: 'subscription',
+          in: 'query',
+          required: false,
+          style: 'form',
+          explode: true,
+          description:
+            "One subscription taken as soon as the block is paid, in the wire's filter parameter and q as on its paid route (e.g. wire=cve&src=cisa&q=linux); validated before the payment is read: a bad one answers 400.",
+          schema: { type: 'object', properties: Object.fromEntries([...FILTER_NAMES, 'q'].map((n) => [n, { type: 'string' }])), additionalProperties: false },
+        },
         { name: 'PAYMENT-SIGNATURE', in: 'header', required: false, description: 'Base64 of an x402 PaymentPayload for the block offer. X-PAYMENT (v1) is an alias.', schema: { type: 'string' } },
       ],
       responses: {

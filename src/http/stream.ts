@@ -3,6 +3,10 @@
  * (matching, paid time) and the payment core (the same intake, journal, caps and settlement
  * as a paid call).
  *
+ * The URL may also carry one subscription, in the wire's paid-route parameters
+ * (`/stream?wire=cve&src=cisa&q=linux`): validated before any payment is read, and taken as
+ * soon as the block is paid, so a client that can only open a URL needs to send nothing.
+ *
  * A connection is one wire's stream, paid in blocks of minutes (protocol.ts). The block is
  * paid in the upgrade request's PAYMENT-SIGNATURE (or X-PAYMENT) header; without one the
  * upgrade gets a 402 with the block's offer, unless the URL says `pay=message` (a browser
@@ -38,6 +42,8 @@ import { clientAddress, enterTiming, JSON_TYPE, presentedPayment, refusePayment,
 
 export const STREAM_PATH = '/stream';
 
+type Wanted = Extract<ReturnType<StreamWire['subscription']>, { ok: true }>;
+
 interface Conn {
   stream: StreamWire;
   offer: Offer;
@@ -49,6 +55,8 @@ interface Conn {
   subs: Map<string, Subscription>;
   /** The upgrade's payment, told in the first message. */
   settlement: object | null;
+  /** The subscription the URL asked for, taken once the block is paid. */
+  fromUrl: Wanted | null;
   ws: WebSocket<Conn> | null;
 }
 
@@ -101,6 +109,8 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const hub = new StreamHub(deps.wires, (topic, message) => app.publish(topic, message), timing.blockMs);
   const open = new Set<Conn>();
   const wireNames = [...streams.keys()];
+  // Every parameter any wire's subscription takes; each wire then refuses those not its own.
+  const urlParams = ['wire', 'pay', ...new Set([...streams.values()].flatMap((s) => [s.wire.filter.name, 'q']))];
 
   const message = (conn: Conn, text: string) => {
     if (conn.ws) conn.ws.send(text);
@@ -138,13 +148,20 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');
       const extensions = req.getHeader('sec-websocket-extensions');
-      const query = splitQuery(req.getQuery() ?? '', ['wire', 'pay']);
+      const query = splitQuery(req.getQuery() ?? '', urlParams);
       if (!query.ok) return upgradeError(res, query.error);
-      const { wire, pay } = query.values as { wire?: string; pay?: string };
+      const { wire, pay, ...subscription } = query.values as { wire?: string; pay?: string } & Record<string, string>;
       if (wire === undefined) return upgradeError(res, apiError(400, 'missing_parameter', 'wire is required: /stream?wire=<id>', { param: 'wire', allowed: wireNames }));
       const stream = streams.get(wire);
       if (!stream) return upgradeError(res, apiError(400, 'invalid_parameter', `wire must be one of: ${wireNames.join(', ')}`, { param: 'wire', allowed: wireNames }));
       if (pay !== undefined && pay !== 'message') return upgradeError(res, apiError(400, 'invalid_parameter', 'pay takes one value: message (pay in the first message)', { param: 'pay', allowed: ['message'] }));
+      // Checked before payment, as a paid route checks its parameters: a typo costs nothing.
+      let fromUrl: Wanted | null = null;
+      if (Object.keys(subscription).length > 0) {
+        const wanted = stream.subscription(subscription);
+        if (!wanted.ok) return upgradeError(res, wanted.error);
+        fromUrl = wanted;
+      }
       const offer = offers.get(wire);
       if (!offer || !payments) {
         return upgradeError(res, apiError(503, 'payments_unavailable', `Payments are not configured on this server (${config.paymentsProblem}); streams are paid.`));
@@ -153,7 +170,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${stream.route.path}.`), [['Retry-After', '30']]);
       }
       const client = clientAddress(res, req);
-      const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, ws: null };
+      const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
       const presented = presentedPayment(req);
       if (!presented) {
@@ -191,8 +208,10 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const conn = ws.getUserData();
       conn.ws = ws;
       open.add(conn);
-      if (conn.paidUntil > 0) message(conn, paidMessage(conn));
-      else message(conn, `{"type":"payment_required","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
+      if (conn.paidUntil > 0) {
+        message(conn, paidMessage(conn));
+        subscribeFromUrl(conn);
+      } else message(conn, `{"type":"payment_required","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
     },
 
     message: (ws, data) => {
@@ -213,13 +232,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const wanted = conn.stream.subscription(m.params ?? {});
       if (!wanted.ok) return error(conn, wanted.error);
       if (conn.paidUntil <= Date.now()) return error(conn, apiError(402, 'payment_required', 'The subscription is valid; pay for a block first: {"type":"pay","payment":…}.'));
-      if (!conn.subs.has(wanted.key)) {
-        if (conn.subs.size >= MAX_SUBSCRIPTIONS) return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
-        const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
-        conn.subs.set(wanted.key, sub);
-        ws.subscribe(sub.key);
-      }
-      message(conn, `{"type":"subscribed","sub":${JSON.stringify(wanted.key)}}`);
+      subscribe(conn, ws, wanted);
     },
 
     close: (ws) => {
@@ -230,6 +243,23 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       conn.subs.clear();
     },
   });
+
+  const subscribe = (conn: Conn, ws: WebSocket<Conn>, wanted: Wanted) => {
+    if (!conn.subs.has(wanted.key)) {
+      if (conn.subs.size >= MAX_SUBSCRIPTIONS) return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
+      const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
+      conn.subs.set(wanted.key, sub);
+      ws.subscribe(sub.key);
+    }
+    message(conn, `{"type":"subscribed","sub":${JSON.stringify(wanted.key)}}`);
+  };
+  /** The URL's subscription, once: at open when the upgrade paid, else after the first payment. */
+  const subscribeFromUrl = (conn: Conn) => {
+    if (!conn.fromUrl || !conn.ws) return;
+    const wanted = conn.fromUrl;
+    conn.fromUrl = null;
+    subscribe(conn, conn.ws, wanted);
+  };
 
   /** A payment in a message: the first one, or a renewal. Its answer is a message too. */
   const payInBand = (conn: Conn, header: string) => {
@@ -249,6 +279,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         if (outcome.kind === 'paid') {
           credit(conn, intake, outcome);
           message(conn, paidMessage(conn));
+          subscribeFromUrl(conn);
         } else refuseInBand(conn, apiError(outcome.status, outcome.code, outcome.message));
       },
       (err) => {
