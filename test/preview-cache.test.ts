@@ -100,8 +100,14 @@ describe('preview answers kept between requests', () => {
     mock.timers.tick(100);
     const encoded = rt.cached(raw, performance.now());
     assert.ok(Buffer.isBuffer(encoded), 'encoded once it has held');
+    const encodedText = encoded.toString();
     const again = rt.cached(raw, performance.now() - 12.5)!.toString();
-    for (const text of [first, young as string, encoded.toString(), again]) assert.deepEqual(JSON.parse(body(text)), JSON.parse(body(fresh(rt, raw))));
-    assert.ok(JSON.parse(again).took_ms >= 12.5, 'took_ms written into the encoded bytes');
+    const back = rt.cached(raw, performance.now())!.toString();
+    for (const text of [first, young as string, encodedText, again, back]) {
+      assert.deepEqual(JSON.parse(body(text)), JSON.parse(body(fresh(rt, raw))));
+      assert.match(text, /"took_ms":\d+\.\d{3},"freshest"/, 'took_ms with three decimals and nothing around it');
+    }
+    assert.ok(JSON.parse(again).took_ms >= 12.5, 'took_ms written into the encoded bytes, wider than before');
+    assert.ok(JSON.parse(back).took_ms < 10, 'and narrower again');
   });
 });

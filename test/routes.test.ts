@@ -21,10 +21,10 @@ before(async () => {
 });
 after(() => svc.stop());
 
-async function json(path: string, init?: RequestInit): Promise<{ status: number; body: any; res: Response }> {
+async function json(path: string, init?: RequestInit): Promise<{ status: number; body: any; res: Response; text: string }> {
   const res = await svc.get(path, init);
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, res };
+  return { status: res.status, body: text ? JSON.parse(text) : null, res, text };
 }
 
 /** The smallest valid query of a route: q where it is required. */
@@ -44,8 +44,9 @@ describe('preview routes', () => {
     test(`${route.path} answers every ${filterName} value with the exact envelope`, async () => {
       for (const value of route.wire.filter.values) {
         const qs = [baseQuery(route.path), `${filterName}=${value}`].filter(Boolean).join('&');
-        const { status, body, res } = await json(`${route.path}?${qs}`);
+        const { status, body, res, text } = await json(`${route.path}?${qs}`);
         assert.equal(status, 200, `${route.path}?${qs}: ${JSON.stringify(body)}`);
+        assert.match(text, /,"took_ms":\d+\.\d{3},"freshest":/, 'took_ms as a plain number, no padding');
         assert.match(res.headers.get('content-type')!, /^application\/json/);
         assert.deepEqual(Object.keys(body).sort(), ENVELOPE_KEYS);
         assert.equal(body.count, body.articles.length);

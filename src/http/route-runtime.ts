@@ -7,7 +7,7 @@ import { ROUTES, type Route } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import { buildOffer, type Offer } from '../pay/offer.js';
 import type { Hit, SearchQuery } from '../search/item.js';
-import { envelopeParts, serializeEnvelope, tookMs } from './envelope.js';
+import { envelopeParts, serializeEnvelope, tookText } from './envelope.js';
 import { compileRouteParser, type ParseResult, type RouteParams } from './params.js';
 
 /** What the front end needs from a wire's index. */
@@ -55,26 +55,24 @@ interface Answer {
   head: string;
   tail: string;
   /**
-   * Once it has held ENCODE_AFTER_MS, the encoded answer with TOOK_WIDTH bytes at `slot` for
-   * took_ms, written in place on each use (padded with spaces, which JSON allows before the
-   * comma): a lasting answer is sent as the same bytes, with no string to build or encode.
+   * Once it has held ENCODE_AFTER_MS, the encoded answer with `width` bytes at `slot` for
+   * took_ms, written in place on each use: a lasting answer is sent as the same bytes, with
+   * no string to build or encode. took_ms has three decimals, so its width changes only when
+   * the time crosses a power of ten (10 ms): then the bytes are rebuilt for the new width.
    */
   bytes: Buffer | undefined;
   slot: number;
+  width: number;
 }
-
-/** Room for took_ms up to 999999.999. */
-const TOOK_WIDTH = 10;
 
 /** The answer's bytes with this request's took_ms in its slot. */
-function stamp(bytes: Buffer, slot: number, startedAt: number): Buffer {
-  bytes.write(tookText(startedAt), slot, 'latin1');
-  return bytes;
-}
-
-/** took_ms as the TOOK_WIDTH characters every form of a kept answer has at its slot. */
-function tookText(startedAt: number): string {
-  return String(tookMs(startedAt)).slice(0, TOOK_WIDTH).padEnd(TOOK_WIDTH);
+function stamp(a: Answer & { bytes: Buffer }, startedAt: number): Buffer {
+  const took = tookText(startedAt);
+  if (took.length !== a.width) {
+    a.bytes = Buffer.concat([a.bytes.subarray(0, a.slot), Buffer.from(took, 'latin1'), a.bytes.subarray(a.slot + a.width)]);
+    a.width = took.length;
+  } else a.bytes.write(took, a.slot, 'latin1');
+  return a.bytes;
 }
 
 /**
@@ -130,12 +128,15 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
         return null;
       }
       if (a.bytes === undefined) {
-        if (now - a.at < ENCODE_AFTER_MS) return a.head + tookText(startedAt) + a.tail;
-        a.bytes = Buffer.from(a.head + ' '.repeat(TOOK_WIDTH) + a.tail);
+        const took = tookText(startedAt);
+        if (now - a.at < ENCODE_AFTER_MS) return a.head + took + a.tail;
+        a.bytes = Buffer.from(a.head + took + a.tail);
         a.slot = Buffer.byteLength(a.head);
+        a.width = took.length;
         a.head = a.tail = '';
+        return a.bytes;
       }
-      return stamp(a.bytes, a.slot, startedAt);
+      return stamp(a as Answer & { bytes: Buffer }, startedAt);
     };
     const runAndRemember = (rawQuery: string, p: RouteParams, startedAt: number): string => {
       const now = Date.now();
@@ -143,7 +144,7 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
       const hits = search(p, now);
       const [head, tail] = envelopeParts(p.q, p.since, hits, now, route.withSummary);
       if (answers.size >= MAX_ANSWERS) answers.clear();
-      answers.set(rawQuery, { version, expires: holdsUntil(hits, now, p.sinceWindowMs), at: now, head, tail, bytes: undefined, slot: 0 });
+      answers.set(rawQuery, { version, expires: holdsUntil(hits, now, p.sinceWindowMs), at: now, head, tail, bytes: undefined, slot: 0, width: 0 });
       return head + tookText(startedAt) + tail;
     };
     const offer = route.kind === 'paid' && config.payTo && paymentsOn ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
