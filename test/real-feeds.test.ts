@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SOURCES, type SourceDef } from '../src/catalog/index.js';
-import { parseSource, type ParseResult } from '../src/ingest/parse/index.js';
+import { noItemsReason, parseSource, type ParseResult } from '../src/ingest/parse/index.js';
 import { WireIndex } from '../src/search/wire-index.js';
 
 interface Capture {
@@ -269,6 +269,9 @@ function checkCapture(cap: Capture, sourceId: string, keeps?: number, keepsReaso
     `${cap.file} (${sourceId}): ${items.length} of ${entries.length} entries parsed, expected ${expected} ` +
       `(named skips: ${skipText}); parser skipped ${skipped}; warnings: ${warnings.slice(0, 3).join(' | ') || 'none'}`,
   );
+  // A document with entries of which the source keeps none is a failed poll, never a quiet zero.
+  const none = noItemsReason(result);
+  assert.equal(none !== null, expected === 0 && entries.length > 0, `${cap.file} (${sourceId}): a poll of it ${none === null ? 'succeeds' : `fails: ${none}`}`);
 
   const problems: string[] = [];
   const used = new Set<number>();

@@ -8,7 +8,7 @@
 import { setPriority } from 'node:os';
 import type { SourceDef } from '../catalog/index.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
-import { parseSource, ParseError, type ParsedItem, type ParseResult } from './parse/index.js';
+import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem } from './parse/index.js';
 
 export interface PollTask {
   source: SourceDef;
@@ -23,10 +23,15 @@ export type PollResult =
       /** The items as UTF-8 JSON lines (see `encodeItems`). */
       items: Uint8Array;
       count: number;
-      /** Entries the document offered (after the source's own filter). */
+      /** Entries the document held. */
       entries: number;
+      /** Entries the source's own rule does not serve (another EDGAR form…). */
+      dropped: number;
+      /** The most frequent reason, as "N of M entries dropped: reason". */
+      dropReason: string | null;
+      /** Entries the source serves that could not become an item. */
       skipped: number;
-      /** The most frequent reason entries were skipped, as "N of M entries skipped: reason". */
+      /** The most frequent reason, as "N of M entries skipped: reason". */
       skipReason: string | null;
       warnings: string[];
       etag?: string;
@@ -73,14 +78,16 @@ export async function runPoll(task: PollTask): Promise<PollResult> {
   try {
     // Relative links resolve against where the document was finally served from.
     const parsed = parseSource(task.source, res.body, res.contentType, task.now, res.finalUrl);
-    const skipReason = describeSkips(parsed);
-    // Entries but not one item: the wire would stay empty while the poll looked fine.
-    if (parsed.entries > 0 && parsed.items.length === 0) return { kind: 'error', code: 'parse_no_items', message: skipReason!, ms: res.ms };
+    const { dropReason, skipReason } = lossReasons(parsed);
+    const none = noItemsReason(parsed);
+    if (none !== null) return { kind: 'error', code: 'parse_no_items', message: none, ms: res.ms };
     return {
       kind: 'items',
       items: encodeItems(parsed.items),
       count: parsed.items.length,
       entries: parsed.entries,
+      dropped: parsed.dropped,
+      dropReason,
       skipped: parsed.skipped,
       skipReason,
       warnings: parsed.warnings.slice(0, 10),
@@ -92,13 +99,6 @@ export async function runPoll(task: PollTask): Promise<PollResult> {
     if (err instanceof ParseError) return { kind: 'error', code: `parse_${err.code}`, message: err.message.slice(0, 300), ms: res.ms };
     throw err;
   }
-}
-
-/** "10 of 10 entries skipped: no usable link" (the most frequent reason), or null. */
-function describeSkips(parsed: ParseResult): string | null {
-  if (parsed.skipped === 0) return null;
-  const [reason] = Object.entries(parsed.skips).sort((a, b) => b[1] - a[1])[0]!;
-  return `${parsed.skipped} of ${parsed.entries} entries skipped: ${reason}`;
 }
 
 /**

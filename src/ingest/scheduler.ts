@@ -36,8 +36,8 @@ export interface SourceStatus {
   failures: number;
   /** Entries skipped while parsing (no usable link, no title…), since start. */
   skipped: number;
-  /** The last document: entries it offered, items made of them, entries skipped and the main reason. */
-  last_document: { entries: number; items: number; skipped: number; skip_reason: string | null } | null;
+  /** The last document: its entries, the items made of them, entries the source's rule dropped and entries skipped, each with the main reason. */
+  last_document: { entries: number; items: number; dropped: number; drop_reason: string | null; skipped: number; skip_reason: string | null } | null;
   last_attempt: string | null;
   last_success: string | null;
   last_error: { at: string; code: string; message: string; status?: number } | null;
@@ -238,11 +238,12 @@ export class Scheduler {
    * rises sharply (a format change upstream usually shows here before the wire empties).
    */
   private noteSkips(s: SourceRuntime, result: Extract<PollResult, { kind: 'items' }>): void {
-    const share = (d: { entries: number; skipped: number } | null) => (d && d.entries > 0 ? d.skipped / d.entries : 0);
+    // The share of the entries the source serves: what its own rule drops varies legitimately.
+    const share = (d: { entries: number; dropped: number; skipped: number } | null) => (d && d.entries > d.dropped ? d.skipped / (d.entries - d.dropped) : 0);
     const before = share(s.lastDocument);
-    s.lastDocument = { entries: result.entries, items: result.count, skipped: result.skipped, skip_reason: result.skipReason };
+    s.lastDocument = { entries: result.entries, items: result.count, dropped: result.dropped, drop_reason: result.dropReason, skipped: result.skipped, skip_reason: result.skipReason };
     const now = share(s.lastDocument);
-    if (result.entries >= SKIP_RISE_MIN_ENTRIES && now - before >= SKIP_RISE) {
+    if (result.entries - result.dropped >= SKIP_RISE_MIN_ENTRIES && now - before >= SKIP_RISE) {
       log.warn('a source skips a much larger share of its entries', { source: s.def.id, before: round(before), now: round(now), reason: result.skipReason });
     }
   }

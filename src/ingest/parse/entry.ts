@@ -21,6 +21,8 @@ export interface RawEntry {
   state?: string;
   /** arXiv announce type (new, cross, replace, replace-cross). */
   announceType?: string;
+  /** Set by a JSON mapping for a row its source does not serve: why. */
+  dropped?: string;
 }
 
 export type ParseErrorCode = 'malformed' | 'unsupported_format' | 'empty_body' | 'wrong_shape';

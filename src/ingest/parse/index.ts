@@ -24,12 +24,36 @@ export interface ParsedItem extends Item {
 
 export interface ParseResult {
   items: ParsedItem[];
-  /** Entries the document offered for this source (after the source's own filter, if any). */
+  /** Entries the document holds (up to the per-document cap). */
   entries: number;
+  /** Entries this source does not serve (another EDGAR form, a test alert…), by its own rule. */
+  dropped: number;
+  /** Why entries were dropped: reason → count. */
+  drops: Record<string, number>;
+  /** Entries the source serves that could not become an item (no link, no title…). */
   skipped: number;
   /** Why entries were skipped: reason → count. */
   skips: Record<string, number>;
   warnings: string[];
+}
+
+/** The most frequent reason of each kind of loss, as "7 of 10 entries skipped: no usable link", or null. */
+export function lossReasons(r: ParseResult): { dropReason: string | null; skipReason: string | null } {
+  const top = (what: string, count: number, reasons: Record<string, number>) =>
+    count === 0 ? null : `${count} of ${r.entries} entries ${what}: ${Object.entries(reasons).sort((a, b) => b[1] - a[1])[0]![0]}`;
+  return { dropReason: top('dropped', r.dropped, r.drops), skipReason: top('skipped', r.skipped, r.skips) };
+}
+
+/**
+ * Why a document that holds entries gave no item, whatever removed them (the source's own
+ * rule, a missing link): a failed poll, as the wire would otherwise stay empty while the poll
+ * looked fine. Null when there are items, or no entries at all (an empty channel: a poll
+ * that found nothing new).
+ */
+export function noItemsReason(r: ParseResult): string | null {
+  if (r.entries === 0 || r.items.length > 0) return null;
+  const { dropReason, skipReason } = lossReasons(r);
+  return [dropReason, skipReason].filter(Boolean).join('; ');
 }
 
 /** Why an entry did not become an item. */
@@ -89,12 +113,19 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     warnings.push(`${entries.length} items; only the first ${MAX_ITEMS_PER_DOCUMENT} are read`);
     entries = entries.slice(0, MAX_ITEMS_PER_DOCUMENT);
   }
+  let dropped = 0;
+  const drops: Record<string, number> = {};
   const rule = ruleFor(source.id);
   const seen = new Set<string>();
   const items: ParsedItem[] = [];
   for (const raw of entries) {
-    if (rule?.keep && !rule.keep(raw)) continue;
     considered++;
+    const dropReason = raw.dropped ?? rule?.drop?.(raw);
+    if (dropReason) {
+      dropped++;
+      drops[dropReason] = (drops[dropReason] ?? 0) + 1;
+      continue;
+    }
     const e = rule?.rewrite ? rule.rewrite(raw) : raw;
     const item = normalize(e, source, now, base, warnings);
     if (typeof item === 'string') {
@@ -106,7 +137,7 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     items.push(item);
   }
   distinguishSharedLinks(items);
-  return { items, entries: considered, skipped, skips, warnings: warnings.slice(0, 20) };
+  return { items, entries: considered, dropped, drops, skipped, skips, warnings: warnings.slice(0, 20) };
 }
 
 /**

@@ -11,8 +11,8 @@ type Field = string | ((row: Row) => unknown);
 interface JsonMapping {
   /** Path of the item array; '' when the document itself is the array. */
   items: string;
-  /** Rows to skip (metadata elements, test alerts). */
-  skip?: (row: Row) => boolean;
+  /** Rows this source does not serve (metadata elements, test alerts), with the reason; null keeps the row. */
+  drop?: (row: Row) => string | null;
   id: Field;
   title: Field;
   url: Field;
@@ -99,7 +99,7 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
   },
   'nws-': {
     items: 'features',
-    skip: (r) => get(r, 'properties.status') !== undefined && get(r, 'properties.status') !== 'Actual',
+    drop: (r) => (get(r, 'properties.status') !== undefined && get(r, 'properties.status') !== 'Actual' ? 'not an actual alert (a test, exercise or draft)' : null),
     id: 'properties.id',
     title: (r) => str(get(r, 'properties.headline')) || `${str(get(r, 'properties.event'))}: ${str(get(r, 'properties.areaDesc'))}`,
     url: (r) => str(get(r, 'properties.@id')) || str(r.id),
@@ -154,7 +154,7 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     items: '',
     // The API is the whole board (there is no category query, and its tags are unreliable),
     // and the source serves `software-dev`: other jobs are not its items.
-    skip: (r) => r.id === undefined || 'legal' in r || !isSoftwareRole(undoubleUtf8(str(r.position))),
+    drop: (r) => (r.id === undefined || 'legal' in r ? "not a job (the API's notice)" : !isSoftwareRole(undoubleUtf8(str(r.position))) ? 'not a software development job' : null),
     id: 'id',
     title: (r) => at(undoubleUtf8(str(r.position)).trim(), undoubleUtf8(str(r.company)).trim()),
     url: 'url',
@@ -195,9 +195,9 @@ function awardSizeRule(mapping: JsonMapping, size: string): JsonMapping {
   const [low, high] = bounds;
   return {
     ...mapping,
-    skip: (r) => {
+    drop: (r) => {
       const amount = r['Award Amount'];
-      return typeof amount === 'number' && Number.isFinite(amount) && (amount < low || amount > high);
+      return typeof amount === 'number' && Number.isFinite(amount) && (amount < low || amount > high) ? `an award outside the ${size} size bucket` : null;
     },
   };
 }
@@ -216,14 +216,23 @@ function field(row: Row, f: Field | undefined): unknown {
   return typeof f === 'function' ? f(row) : get(row, f);
 }
 
-/** Applies a mapping; `undefined` when the document does not have the mapping's shape. */
+/**
+ * Applies a mapping; `undefined` when the document does not have the mapping's shape. A row
+ * the source does not serve becomes an entry with only its `dropped` reason, so that it is
+ * counted as the document's entry like any other.
+ */
 export function mapJson(doc: unknown, mapping: JsonMapping): RawEntry[] | undefined {
   const rows = mapping.items === '' ? doc : get(doc, mapping.items);
   if (!Array.isArray(rows)) return undefined;
   const out: RawEntry[] = [];
   for (const row of rows) {
-    if (row === null || typeof row !== 'object' || mapping.skip?.(row as Row)) continue;
+    if (row === null || typeof row !== 'object') continue;
     const r = row as Row;
+    const dropped = mapping.drop?.(r);
+    if (dropped) {
+      out.push({ dropped });
+      continue;
+    }
     const entry: RawEntry = {
       id: str(field(r, mapping.id)) || undefined,
       title: str(field(r, mapping.title)),

@@ -5,8 +5,8 @@
 import type { RawEntry } from './entry.js';
 
 export interface SourceRule {
-  /** Entries to drop. */
-  keep?: (e: RawEntry) => boolean;
+  /** Why this source does not serve an entry, or null to keep it. */
+  drop?: (e: RawEntry) => string | null;
   /** Rewrites an entry before normalisation. */
   rewrite?: (e: RawEntry) => RawEntry;
 }
@@ -37,9 +37,11 @@ function dropRole(title: string | undefined): string | undefined {
 
 function edgar(forms: string[]): SourceRule {
   const wanted = new Set(forms.flatMap((f) => [f, `${f}/A`]));
+  const other = `another form than ${forms[0]}`;
   return {
     // The type filter may match more than the exact form: keep the form and its amendments.
-    keep: (e) => (e.categories ?? []).some((c) => wanted.has(c.toUpperCase())),
+    // An entry without a form at all is a change of EDGAR's format, named apart.
+    drop: (e) => (!e.categories?.length ? 'no form category' : e.categories.some((c) => wanted.has(c.toUpperCase())) ? null : other),
     rewrite: (e) => ({
       ...e,
       // One accession is listed once per party (Issuer and Reporting, Subject and Filed by).
@@ -52,7 +54,7 @@ function edgar(forms: string[]): SourceRule {
 
 const arxiv: SourceRule = {
   // `replace*` entries are new versions of old papers, not new research.
-  keep: (e) => e.announceType === undefined || e.announceType === 'new' || e.announceType === 'cross',
+  drop: (e) => (e.announceType === undefined || e.announceType === 'new' || e.announceType === 'cross' ? null : 'a new version of an earlier paper'),
   rewrite: (e) => ({
     ...e,
     // A paper is listed in every category it belongs to: one id without the version.
