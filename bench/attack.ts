@@ -76,7 +76,7 @@ const withBudget = await start(process.env.FAILED_PAYMENTS_BURST ?? '20');
 await previewLoad(`http://127.0.0.1:${withBudget.port}/cve/preview?q=vulnerability`); // warm-up
 moveHelpers();
 const idle = await phase(withBudget, false);
-rows['idle'] = row(idle, idle.preview.p99);
+rows.idle = row(idle, idle.preview.p99);
 rows['attack, budget on'] = row(await phase(withBudget, true), idle.preview.p99);
 await withBudget.stop();
 

@@ -134,12 +134,13 @@ if (cClient) {
   };
 } else {
   for (let i = 1; i < SUBSCRIBERS; i++) {
-    const [socket, head] = await new Promise<[Socket, Buffer]>(async (resolve, reject) => {
+    const signature = await payment('50000');
+    const [socket, head] = await new Promise<[Socket, Buffer]>((resolve, reject) => {
       const req = request({
         host: '127.0.0.1',
         port,
         path: '/stream?wire=news',
-        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'PAYMENT-SIGNATURE': await payment('50000') },
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'PAYMENT-SIGNATURE': signature },
       });
       req.on('upgrade', (_res, sock: Socket, head: Buffer) => resolve([sock, head]));
       req.on('response', (res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));

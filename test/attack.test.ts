@@ -47,8 +47,8 @@ test('after its budget of failures an address gets 429 with Retry-After, unverif
   assert.equal(body.error.code, 'too_many_failed_payments');
   assert.equal(body.articles, undefined);
   const afterLimit = await outcomes();
-  assert.equal(afterLimit['invalid_exact_evm_payload_signature'], before['invalid_exact_evm_payload_signature'], 'refused unread: no signature was checked');
-  assert.equal(afterLimit['too_many_failed_payments'], (before['too_many_failed_payments'] ?? 0) + 1);
+  assert.equal(afterLimit.invalid_exact_evm_payload_signature, before.invalid_exact_evm_payload_signature, 'refused unread: no signature was checked');
+  assert.equal(afterLimit.too_many_failed_payments, (before.too_many_failed_payments ?? 0) + 1);
 
   // Another address is not affected; a valid payer is served.
   assert.equal((await pay(headers[11]!, '198.51.100.9')).status, 402);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { generatePrivateKey } from 'viem/accounts';
-import { WiresClient, WiresError, type StreamEvent, type StreamItem } from '../src/client/index.js';
+import { WiresClient, type WiresError, type StreamEvent, type StreamItem } from '../src/client/index.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const CLI = fileURLToPath(new URL('../src/client/cli.js', import.meta.url));

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { previewParams } from '../src/client/client.js';
-import { WiresClient, WiresError } from '../src/client/index.js';
+import { WiresClient, type WiresError } from '../src/client/index.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { startTestService, type TestService } from './helpers/service.js';

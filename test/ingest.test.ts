@@ -227,7 +227,7 @@ describe('a hanging source', () => {
     // Every other source gets a quick 404 (no parsing): nothing else competes for the worker.
     const overrides: Record<string, string> = {};
     for (const s of SOURCES) overrides[s.id] = `${chaos.url}/missing/${s.id}`;
-    overrides['zdi'] = chaos.url + '/hang';
+    overrides.zdi = chaos.url + '/hang';
     const run = await startPollingService(overrides, { FETCH_TIMEOUT_SEC: '3' });
     try {
       const health = await healthWhen(run.base, 'the hanging source to give up', (h) => sourceState(h, 'zdi').last_error !== null, 60_000);

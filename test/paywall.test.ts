@@ -155,7 +155,7 @@ describe(`paywall page at ${PATH}`, () => {
     assert.equal(res?.status(), 402);
     assert.match(res!.headers()['content-type'] ?? '', /^text\/html/);
     assert.ok(res!.headers()['payment-required'], 'PAYMENT-REQUIRED header in the browser too');
-    assert.equal(res!.request().headers()['accept']?.includes('text/html'), true, 'Chromium asked for text/html');
+    assert.equal(res!.request().headers().accept?.includes('text/html'), true, 'Chromium asked for text/html');
 
     const shown = await page.evaluate(() => {
       const text = (id: string) => document.getElementById(id)?.textContent?.trim() ?? null;

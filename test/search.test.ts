@@ -205,7 +205,7 @@ function reference(items: Item[], query: SearchQuery, now: number): string[] {
     const { title, all } = known;
     if (!terms.every((t) => all.has(t))) continue;
     const inTitle = terms.filter((t) => title.has(t)).length;
-    const score = terms.length === 0 ? 1 : (0.5 + (0.5 * inTitle) / terms.length) * Math.pow(2, -Math.max(0, now - it.published) / (24 * HOUR));
+    const score = terms.length === 0 ? 1 : (0.5 + (0.5 * inTitle) / terms.length) * 2 ** (-Math.max(0, now - it.published) / (24 * HOUR));
     scored.push({ item: it, score });
   }
   scored.sort((a, b) => b.score - a.score || b.item.published - a.item.published);

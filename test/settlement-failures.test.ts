@@ -172,7 +172,7 @@ async function startSettleProxy(target: string, misbehave: { kind: 'drop' } | { 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      let answer;
+      let answer: Awaited<ReturnType<typeof forward>>;
       try {
         answer = await forward(req, body);
       } catch {

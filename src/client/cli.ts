@@ -17,7 +17,7 @@
  * with the block's price per minute. It needs WALLET_PRIVATE_KEY (streams have no preview).
  */
 import { WIRES, type WireDef } from '../catalog/index.js';
-import { previewParams, WiresClient, WiresError, type Article, type Envelope } from './client.js';
+import { previewParams, type WiresClient, WiresError, type Article, type Envelope } from './client.js';
 import { clientFromEnv } from './env.js';
 import type { StreamItem } from './stream.js';
 import type { WireId } from './wires.gen.js';

@@ -9,7 +9,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { privateDir } from '../private-files.js';
 import { claimDevnetFile, devnetFilePath, writeDevnetFile } from '../devnet/devnet-file.js';
-import { join, resolve } from 'node:path';
+import { join, } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
 import { loadConfig } from '../config.js';
 import { log, setLogLevel } from '../log.js';

@@ -18,7 +18,7 @@
 import { log } from '../log.js';
 import { Exposure, type BalanceReader } from './exposure.js';
 import { FailureBudget } from './failure-budget.js';
-import { Journal, type AcceptedRecord, type JournalState } from './journal.js';
+import type { Journal, AcceptedRecord, JournalState } from './journal.js';
 import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
 import type { SettleResult, Settler } from './settler.js';

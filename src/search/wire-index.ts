@@ -401,7 +401,7 @@ export class WireIndex {
    * once it is more than one half-life older.
    */
   score(text: number, published: number, now: number): number {
-    return text * Math.pow(2, -Math.max(0, now - published) / this.halfLifeMs);
+    return text * 2 ** (-Math.max(0, now - published) / this.halfLifeMs);
   }
 
   /** The publication time at which a match of this text level scores exactly `target`. */

@@ -29,7 +29,7 @@ export async function startTestService(env: Record<string, string> = {}, seed = 
     FAILED_PAYMENTS_BURST: '0',
     ...env,
   });
-  let wires;
+  let wires: ReturnType<typeof createIndexes> | undefined;
   if (seed) {
     wires = createIndexes();
     const now = Date.now();
