@@ -7,8 +7,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const ITEMS = Number(process.env.ITEMS ?? 5000);
-const WORDS = ('market rate cut inflation bank stocks bond yield oil energy crypto bitcoin tech chip ai model ' +
-  'earnings revenue growth jobs report fed ecb policy trade tariff deal merger court ruling outlook week').split(' ');
+const WORDS = (
+  'market rate cut inflation bank stocks bond yield oil energy crypto bitcoin tech chip ai model ' +
+  'earnings revenue growth jobs report fed ecb policy trade tariff deal merger court ruling outlook week'
+).split(' ');
 
 let request = 0;
 function feed(n: string): string {

@@ -50,9 +50,14 @@ const feed = createServer((req, res) => {
   if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { ETag: etag }).end();
   const items = published
     .slice(-20)
-    .map((p) => `<item><title>${p.title}</title><link>https://example.com/probe/${encodeURIComponent(p.title)}</link><guid>${p.title}</guid><pubDate>${p.date}</pubDate><description>A probe.</description></item>`)
+    .map(
+      (p) =>
+        `<item><title>${p.title}</title><link>https://example.com/probe/${encodeURIComponent(p.title)}</link><guid>${p.title}</guid><pubDate>${p.date}</pubDate><description>A probe.</description></item>`,
+    )
     .join('');
-  res.writeHead(200, { 'Content-Type': 'application/rss+xml', ETag: etag }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>probe</title><link>https://example.com/</link>${items}</channel></rss>`);
+  res
+    .writeHead(200, { 'Content-Type': 'application/rss+xml', ETag: etag })
+    .end(`<?xml version="1.0"?><rss version="2.0"><channel><title>probe</title><link>https://example.com/</link>${items}</channel></rss>`);
 });
 await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
 const dir = mkdtempSync(join(tmpdir(), 'wires-freshness-'));
@@ -158,16 +163,40 @@ const row = (name: string, values: number[]) => {
 };
 const pubAt = new Map(published.map((p) => [p.title, p.at]));
 const probes = [...pubAt.keys()].slice(0, PROBES);
-row('published → visible in a paid query', probes.map((t) => (seen[t]?.[0] ?? NaN) - pubAt.get(t)!));
-row('published → index applied', probes.map((t) => (applied.get(t) ?? NaN) - pubAt.get(t)!));
-row('published → delivered to a subscriber', probes.map((t) => (seen[t]?.[1] ?? NaN) - pubAt.get(t)!));
-row(`applied → first arrival of ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[4] ?? NaN) - (applied.get(t) ?? NaN)));
-row(`applied → delivered to all ${SUBSCRIBERS}`, probes.map((t) => (seen[t]?.[2] ?? NaN) - (applied.get(t) ?? NaN)));
-row('applied → subscriber 0 (the ws client)', probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)));
+row(
+  'published → visible in a paid query',
+  probes.map((t) => (seen[t]?.[0] ?? NaN) - pubAt.get(t)!),
+);
+row(
+  'published → index applied',
+  probes.map((t) => (applied.get(t) ?? NaN) - pubAt.get(t)!),
+);
+row(
+  'published → delivered to a subscriber',
+  probes.map((t) => (seen[t]?.[1] ?? NaN) - pubAt.get(t)!),
+);
+row(
+  `applied → first arrival of ${SUBSCRIBERS}`,
+  probes.map((t) => (seen[t]?.[4] ?? NaN) - (applied.get(t) ?? NaN)),
+);
+row(
+  `applied → delivered to all ${SUBSCRIBERS}`,
+  probes.map((t) => (seen[t]?.[2] ?? NaN) - (applied.get(t) ?? NaN)),
+);
+row(
+  'applied → subscriber 0 (the ws client)',
+  probes.map((t) => (seen[t]?.[1] ?? NaN) - (applied.get(t) ?? NaN)),
+);
 row('serving thread: match + publish one item', publishMs.slice(0, PROBES));
 const bare1 = [...bareAt.keys()];
-row(`bare uWS: publish → first arrival of ${SUBSCRIBERS}`, bare1.map((t) => (seen[t]?.[4] ?? NaN) - bareAt.get(t)!));
-row(`bare uWS: publish → delivered to all ${SUBSCRIBERS}`, bare1.map((t) => (seen[t]?.[2] ?? NaN) - bareAt.get(t)!));
+row(
+  `bare uWS: publish → first arrival of ${SUBSCRIBERS}`,
+  bare1.map((t) => (seen[t]?.[4] ?? NaN) - bareAt.get(t)!),
+);
+row(
+  `bare uWS: publish → delivered to all ${SUBSCRIBERS}`,
+  bare1.map((t) => (seen[t]?.[2] ?? NaN) - bareAt.get(t)!),
+);
 const reached = [...pubAt.keys()].map((t) => seen[t]?.[3] ?? 0);
 
 console.log(`pinning: ${PIN}; ${PROBES} probes published every ${PUBLISH_EVERY_MS} ms, polled every 1 s (breaking tier), paid query every ${POLL_MS} ms`);

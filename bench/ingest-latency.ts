@@ -132,7 +132,12 @@ console.table({
   ingesting: { 'p50 ms': busy.p50, 'p99 ms': busy.p99, 'p99.9 ms': busy.p999, requests: busy.requests, errors: busy.errors },
 });
 console.log(`event-loop delay while ingesting: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms`);
-const GC_KIND: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+const GC_KIND: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 const longest = gcPauses.reduce((a, b) => (b.ms > a.ms ? b : a), { kind: 0, ms: 0 });
 console.log(
   `GC pauses of the serving thread while ingesting: ${gcPauses.length}, longest ${longest.ms.toFixed(2)} ms (${GC_KIND[longest.kind] ?? longest.kind}), ` +
@@ -146,7 +151,10 @@ for (const p of gcPauses) {
 }
 console.table(
   Object.fromEntries(
-    [...byKind].map(([name, ms]) => [name, { pauses: ms.length, 'over 5 ms': ms.filter((x) => x > 5).length, 'longest ms': Number(Math.max(...ms).toFixed(2)), 'total ms': Number(ms.reduce((a, b) => a + b, 0).toFixed(1)) }]),
+    [...byKind].map(([name, ms]) => [
+      name,
+      { pauses: ms.length, 'over 5 ms': ms.filter((x) => x > 5).length, 'longest ms': Number(Math.max(...ms).toFixed(2)), 'total ms': Number(ms.reduce((a, b) => a + b, 0).toFixed(1)) },
+    ]),
   ),
 );
 console.log(`p99 ratio ingesting/idle: ${(busy.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}x (target < 2x)`);

@@ -62,6 +62,4 @@ const quantile = (values: number[]) => {
 };
 const at = quantile(latencies);
 const server = quantile(serverTimes);
-process.stdout.write(
-  JSON.stringify({ requests: latencies.length, errors, statuses, p50: at(0.5), p99: at(0.99), p999: at(0.999), server_p50: server(0.5), server_p99: server(0.99) }) + '\n',
-);
+process.stdout.write(JSON.stringify({ requests: latencies.length, errors, statuses, p50: at(0.5), p99: at(0.99), p999: at(0.999), server_p50: server(0.5), server_p99: server(0.99) }) + '\n');

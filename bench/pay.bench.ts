@@ -40,7 +40,15 @@ bench
       domain: USDC_EIP712_DOMAIN,
       types: TRANSFER_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { ...a, from: a.from as `0x${string}`, to: a.to as `0x${string}`, nonce: a.nonce as `0x${string}`, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore) },
+      message: {
+        ...a,
+        from: a.from as `0x${string}`,
+        to: a.to as `0x${string}`,
+        nonce: a.nonce as `0x${string}`,
+        value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter),
+        validBefore: BigInt(a.validBefore),
+      },
       signature: p.payload.signature as `0x${string}`,
     });
   })
@@ -52,7 +60,17 @@ bench
   });
 await bench.run();
 
-const record = { t: 'accepted' as const, id: 'x', at: Date.now(), payer: signed[0]!.payload.payload.authorization.from, amount: '5000', requestKey: repeat.requestKey, mode: 'optimistic' as const, payload: signed[0]!.payload, requirements: offer };
+const record = {
+  t: 'accepted' as const,
+  id: 'x',
+  at: Date.now(),
+  payer: signed[0]!.payload.payload.authorization.from,
+  amount: '5000',
+  requestKey: repeat.requestKey,
+  mode: 'optimistic' as const,
+  payload: signed[0]!.payload,
+  requirements: offer,
+};
 const { journal: written } = await Journal.open(mkdtempSync(join(tmpdir(), 'wires-bench-journal-')));
 let writes = 0;
 const journalBench = new Bench({ time: 2000 });

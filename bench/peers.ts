@@ -194,7 +194,6 @@ interface Run {
   cpu?: { share: number; usPerRequest: number };
 }
 
-
 const children = new Set<ChildProcess>();
 let cleaning: Promise<void> | null = null;
 
@@ -324,7 +323,17 @@ async function load(url: string, seconds: number, connections: number, paymentsF
   // A run that used up its payments ended before its deadline: time it from outside.
   const exhausted = paymentsFile !== undefined && res.requests >= payments;
   const secs = exhausted ? Math.max(0.001, (r.ms - loadOverheadMs) / 1000) : seconds;
-  return { rps: res.requests / secs, requests: res.requests, p50: res.p50, p99: res.p99, p999: res.p999, bad, raw: res, ...(Number.isFinite(res.server_p50) ? { server: { p50: res.server_p50, p99: res.server_p99 } } : {}), ...(exhausted ? { note: 'payments ran out: req/s from wall time' } : {}) };
+  return {
+    rps: res.requests / secs,
+    requests: res.requests,
+    p50: res.p50,
+    p99: res.p99,
+    p999: res.p999,
+    bad,
+    raw: res,
+    ...(Number.isFinite(res.server_p50) ? { server: { p50: res.server_p50, p99: res.server_p99 } } : {}),
+    ...(exhausted ? { note: 'payments ran out: req/s from wall time' } : {}),
+  };
 }
 
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
@@ -485,7 +494,9 @@ async function main(): Promise<void> {
   const rows: { target: string; route: string; client: string; r: Run }[] = [];
   const add = (target: string, route: string, client: string, r: Run) => {
     rows.push({ target, route, client, r });
-    console.error(`  ${target} ${route} (${client}): ${r.rps.toFixed(0)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, p99.9 ${ms(r.p999)} ms${r.cpu ? `; server CPU ${(100 * r.cpu.share).toFixed(0)} % of a core, ${r.cpu.usPerRequest.toFixed(1)} µs/request` : ''}${r.bad ? `, ${r.bad} BAD ANSWERS` : ''}`);
+    console.error(
+      `  ${target} ${route} (${client}): ${r.rps.toFixed(0)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, p99.9 ${ms(r.p999)} ms${r.cpu ? `; server CPU ${(100 * r.cpu.share).toFixed(0)} % of a core, ${r.cpu.usPerRequest.toFixed(1)} µs/request` : ''}${r.bad ? `, ${r.bad} BAD ANSWERS` : ''}`,
+    );
   };
   const client = wrk ? `wrk -t1 -c${CONNECTIONS}` : `autocannon -c${CONNECTIONS}`;
   const loadClient = `load.ts -c${LOAD_CONNECTIONS}`;
@@ -570,13 +581,17 @@ async function main(): Promise<void> {
         `express + @x402/express ${expressWrk.r.cpu.usPerRequest.toFixed(1)} µs (${(expressWrk.r.cpu.usPerRequest / rawWrk.r.cpu.usPerRequest).toFixed(2)}×)`,
     );
     if (rawWrk.r.cpu.share < 0.9) {
-      console.log(`note: raw uWS used only ${(100 * rawWrk.r.cpu.share).toFixed(0)} % of its core: the client was its ceiling, so raw's req/s is a lower bound and the "vs raw uWS" ratios overstate the others`);
+      console.log(
+        `note: raw uWS used only ${(100 * rawWrk.r.cpu.share).toFixed(0)} % of its core: the client was its ceiling, so raw's req/s is a lower bound and the "vs raw uWS" ratios overstate the others`,
+      );
     }
   }
   const paidRow = rows.find((x) => x.target === 'wires' && x.route.startsWith('GET /cve/latest'));
   const refRow = rows.find((x) => x.target.startsWith('express') && x.route.startsWith('GET /cve/latest'));
   if (paidRow && refRow) {
-    console.log(`paid calls: the service (optimistic) ${(paidRow.r.rps / refRow.r.rps).toFixed(1)}× the reference's (sync) req/s, p50 ${(refRow.r.p50 / paidRow.r.p50).toFixed(1)}× lower, p99 ${(refRow.r.p99 / paidRow.r.p99).toFixed(1)}× lower`);
+    console.log(
+      `paid calls: the service (optimistic) ${(paidRow.r.rps / refRow.r.rps).toFixed(1)}× the reference's (sync) req/s, p50 ${(refRow.r.p50 / paidRow.r.p50).toFixed(1)}× lower, p99 ${(refRow.r.p99 / paidRow.r.p99).toFixed(1)}× lower`,
+    );
   }
   const took = (target: string) => rows.filter((x) => x.target === target && x.client === loadClient && x.r.server);
   for (const target of ['wires']) {

@@ -17,8 +17,7 @@ if (!url) {
   process.stderr.write('usage: sign-payment URL\n');
   process.exit(2);
 }
-const privateKey =
-  process.env.WALLET_PRIVATE_KEY || (JSON.parse(readFileSync(process.env.DEVNET_FILE || './devnet.json', 'utf8')) as { payers: { privateKey: string }[] }).payers[0]!.privateKey;
+const privateKey = process.env.WALLET_PRIVATE_KEY || (JSON.parse(readFileSync(process.env.DEVNET_FILE || './devnet.json', 'utf8')) as { payers: { privateKey: string }[] }).payers[0]!.privateKey;
 try {
   const client = new WiresClient({ url: new URL(url).origin, privateKey });
   process.stdout.write((await client.paymentHeader(url)) + '\n');

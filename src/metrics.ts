@@ -120,9 +120,27 @@ export function createRegistry(src: MetricSources): Registry {
   for (const m of src.requests.metrics()) register.registerMetric(m as never);
 
   const gauge = (name: string, help: string, labelNames: string[], collect: (g: Gauge) => void) =>
-    new Gauge({ name, help, labelNames, registers: [register], collect() { this.reset(); collect(this); } });
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [register],
+      collect() {
+        this.reset();
+        collect(this);
+      },
+    });
   const counter = (name: string, help: string, labelNames: string[], collect: (c: Counter) => void) =>
-    new Counter({ name, help, labelNames, registers: [register], collect() { this.reset(); collect(this); } });
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [register],
+      collect() {
+        this.reset();
+        collect(this);
+      },
+    });
 
   if (src.payments) {
     const pay = src.payments;
@@ -162,7 +180,7 @@ export function createRegistry(src: MetricSources): Registry {
   gauge('wires_wire_items', 'Items held by the wire.', ['wire'], (g) => {
     for (const w of src.wires()) g.set({ wire: w.id }, w.items);
   });
-  gauge('wires_wire_newest_age_seconds', 'Age of the wire\'s newest item (-1: empty).', ['wire'], (g) => {
+  gauge('wires_wire_newest_age_seconds', "Age of the wire's newest item (-1: empty).", ['wire'], (g) => {
     const now = Date.now();
     for (const w of src.wires()) g.set({ wire: w.id }, w.newest === null ? -1 : (now - w.newest) / 1000);
   });
@@ -170,7 +188,7 @@ export function createRegistry(src: MetricSources): Registry {
     const pool = src.pool;
     gauge('wires_ingest_queue', 'Poll tasks waiting for a worker thread.', [], (g) => g.set(pool().queueSize));
     gauge('wires_ingest_threads', 'Worker threads fetching and parsing.', [], (g) => g.set(pool().threads));
-    gauge('wires_ingest_utilization', 'Share of the worker pool\'s capacity in use since start (0–1).', [], (g) => g.set(pool().utilization));
+    gauge('wires_ingest_utilization', "Share of the worker pool's capacity in use since start (0–1).", [], (g) => g.set(pool().utilization));
   }
   if (src.streams) {
     const streams = src.streams;

@@ -47,14 +47,7 @@ export function createIndexes(): Map<string, WireIndex> {
 /** Share of failing sources from which the service reports itself degraded. */
 const DEGRADED_FAILING_SHARE = 0.25;
 
-function buildHealth(
-  config: Readonly<Config>,
-  uws: LoadedUws,
-  wires: ReadonlyMap<string, WireIndex>,
-  scheduler: Scheduler | null,
-  pay: PaymentsSetup | null,
-  startedAt: number,
-) {
+function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, scheduler: Scheduler | null, pay: PaymentsSetup | null, startedAt: number) {
   return () => {
     const now = Date.now();
     const perWire: Record<string, { items: number; newest: string | null; by_filter: Record<string, number> }> = {};

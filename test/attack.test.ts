@@ -73,11 +73,13 @@ test('a remote peer cannot pick its address: X-Real-IP counts only from a loopba
 
 test('MCP: paid tool calls with failing payments are limited per address too', async () => {
   const call = (payment: unknown, id: number) =>
-    svc.get('/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-Real-IP': '203.0.113.99' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'cve_latest', arguments: {}, _meta: { 'x402.payment': payment } } }),
-    }).then(async (r) => ((await r.json()) as any).result);
+    svc
+      .get('/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-Real-IP': '203.0.113.99' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'cve_latest', arguments: {}, _meta: { 'x402.payment': payment } } }),
+      })
+      .then(async (r) => ((await r.json()) as any).result);
   let limited: any;
   for (let i = 0; i < 12 && !limited; i++) {
     const result = await call(await forged(), i);

@@ -160,8 +160,14 @@ describe('WiresClient.stream', () => {
     assert.equal(fooled.spentUsd, 0);
     // Checked before anything is paid (the service would check it after the block is bought).
     const c = client();
-    assert.throws(() => c.stream('news', { category: 'nope' } as never), (err: WiresError) => err.code === 'invalid_parameter' && /markets/.test(err.message));
-    assert.throws(() => c.stream('news', { form: '8-k' } as never), (err: WiresError) => err.code === 'unknown_parameter');
+    assert.throws(
+      () => c.stream('news', { category: 'nope' } as never),
+      (err: WiresError) => err.code === 'invalid_parameter' && /markets/.test(err.message),
+    );
+    assert.throws(
+      () => c.stream('news', { form: '8-k' } as never),
+      (err: WiresError) => err.code === 'unknown_parameter',
+    );
     // What only the service can check (here: q too long) ends the stream with its error.
     const tooLong = c.stream('news', { q: 'x'.repeat(300) });
     await assert.rejects(tooLong.ready, (err: WiresError) => err.code === 'invalid_parameter');

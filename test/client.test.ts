@@ -127,7 +127,7 @@ describe('wires-mcp over stdio', () => {
       const before = await balance(payer.address);
       const paid = await client.callTool({ name: 'edgar_filings', arguments: { form: '8-k' } });
       assert.match(texts(paid), /Paid 0\.01 USD \(0x[0-9a-f]{64}\)/);
-      assert.equal(((paid._meta as any)['x402/payment-response']).success, true);
+      assert.equal((paid._meta as any)['x402/payment-response'].success, true);
       assert.equal((await balance(payer.address)) - before, -10_000n);
       // 0.01 more would take the session to 0.02 USD, over MAX_SPEND_USD.
       const refused = await client.callTool({ name: 'edgar_filings', arguments: { form: '8-k' } });

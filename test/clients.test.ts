@@ -138,7 +138,13 @@ describe('x402 v1 clients', () => {
       assert.equal(unpaid.isError, true);
       const v1 = (unpaid.content as { type: string; text: string }[])
         .filter((c) => c.type === 'text')
-        .map((c) => { try { return JSON.parse(c.text); } catch { return null; } })
+        .map((c) => {
+          try {
+            return JSON.parse(c.text);
+          } catch {
+            return null;
+          }
+        })
         .find((j) => j?.accepts?.[0]?.maxAmountRequired);
       assert.ok(v1, 'a text with v1 accepts[].maxAmountRequired');
       const paymentRequirements = v1.accepts[0];

@@ -18,7 +18,10 @@ test('defaults apply when nothing is set', () => {
 });
 
 test('bad values are refused with the variable named', () => {
-  assert.throws(() => loadConfig({ PORT: '70000' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
+  assert.throws(
+    () => loadConfig({ PORT: '70000' }),
+    (e: Error) => e instanceof ConfigError && /PORT/.test(e.message),
+  );
   assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
   assert.throws(() => loadConfig({ PUBLIC_URL: 'not a url' }), /PUBLIC_URL/);
   assert.throws(() => loadConfig({ PAYMENT_TIMEOUT_SEC: '1' }), /PAYMENT_TIMEOUT_SEC/);

@@ -41,7 +41,9 @@ const amountOf = (summary: string): number => {
 
 /** The document with every digit run and day or month name blanked: what must not change. */
 const skeleton = (bytes: Uint8Array) =>
-  Buffer.from(bytes).toString('latin1').replace(/\d+|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/g, '#');
+  Buffer.from(bytes)
+    .toString('latin1')
+    .replace(/\d+|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/g, '#');
 
 describe('date shifting of real captures', () => {
   test('each date keeps its textual format and zone notation', () => {
@@ -71,10 +73,7 @@ describe('date shifting of real captures', () => {
     const cdata = shiftDocument(Buffer.from('<item><pubDate><![CDATA[Thu, 9 Jul 2026 18:00:00 GMT]]></pubDate><title><![CDATA[Minutes of 9 Jul 2026 18:00]]></title></item>'), 60_000).toString();
     assert.equal(cdata, '<item><pubDate><![CDATA[Thu, 9 Jul 2026 18:01:00 GMT]]></pubDate><title><![CDATA[Minutes of 9 Jul 2026 18:00]]></title></item>');
     const json = '{"id":"1130784","epoch":1773720015,"time": 1688339831445,"mag":4.6,"pdf":"https://x/FR-2024-01-02/a.pdf","d":"2024-01-02"}';
-    assert.equal(
-      shiftDocument(Buffer.from(json), 60_000).toString(),
-      '{"id":"1130784","epoch":1773720075,"time": 1688339891445,"mag":4.6,"pdf":"https://x/FR-2024-01-02/a.pdf","d":"2024-01-02"}',
-    );
+    assert.equal(shiftDocument(Buffer.from(json), 60_000).toString(), '{"id":"1130784","epoch":1773720075,"time": 1688339891445,"mag":4.6,"pdf":"https://x/FR-2024-01-02/a.pdf","d":"2024-01-02"}');
   });
 });
 
@@ -105,7 +104,9 @@ describe('the demo corpus, as served', () => {
     }
     // Every capture's own source plays a capture (perhaps a newer one of two); the deliberate
     // exceptions are named in REPLAY's comment.
-    const notPlayed = readRealIndex().filter((c) => !fixtures.played[c.sourceId]?.startsWith('real/')).map((c) => c.sourceId);
+    const notPlayed = readRealIndex()
+      .filter((c) => !fixtures.played[c.sourceId]?.startsWith('real/'))
+      .map((c) => c.sourceId);
     assert.deepEqual([...new Set(notPlayed)].sort(), ['fed-press', 'fedreg-rule', 'remotive', 'status-azure', 'usaspending-over-10m']);
     for (const s of SOURCES) assert.match(fixtures.played[s.id] ?? '', /^(real|feeds)\//, s.id);
   });
@@ -119,14 +120,22 @@ describe('the demo corpus, as served', () => {
       const originalTitles = new Set(parseSource(source, body, capture.contentType, Date.UTC(2100, 0, 1), capture.finalUrl).items.map((i) => i.title));
       const now = Date.now();
       const servedDoc = parseSource(source, fixtureBody(id), capture.contentType, fixtures.startedAt, capture.finalUrl);
-      assert.equal(servedDoc.warnings.some((w) => /future/.test(w)), false, `${id}: no entry after the server's start`);
+      assert.equal(
+        servedDoc.warnings.some((w) => /future/.test(w)),
+        false,
+        `${id}: no entry after the server's start`,
+      );
       const dated = servedDoc.items.filter((i) => !i.publishedIsFirstSeen);
       if (dated.length > 0 && !REPLAY[id]!.clock?.startsWith('usgs')) {
         const newest = Math.max(...dated.map((i) => i.published));
         assert.ok(newest <= fixtures.startedAt - LEAD_MS + 60_000 && newest >= fixtures.startedAt - LEAD_MS - 60_000, `${id}: newest ${new Date(newest).toISOString()}`);
       }
       const stored = new Map(
-        service.wires.get(wire.id)!.items().filter((i) => i.filter === source.filter && i.source === source.name).map((i) => [i.url, i]),
+        service.wires
+          .get(wire.id)!
+          .items()
+          .filter((i) => i.filter === source.filter && i.source === source.name)
+          .map((i) => [i.url, i]),
       );
       const recent = servedDoc.items.filter((i) => i.published >= now - retentionMs(wire) + 60_000);
       assert.ok(recent.length > 0, `${id}: something within ${wire.retention}`);
@@ -152,9 +161,7 @@ describe('the demo corpus, as served', () => {
     assert.equal(new Set(all.articles.map((a: any) => a.url)).size, all.count, 'no URL twice');
     assert.equal(new Set(all.articles.map((a: any) => a.title)).size, all.count, 'no title twice');
     const quakes = service.wires.get('quake')!.items();
-    const significantTitles = new Set(
-      parseSource(byId('usgs-significant'), fixtureBody('usgs-significant'), 'application/json', fixtures.startedAt).items.map((i) => i.title),
-    );
+    const significantTitles = new Set(parseSource(byId('usgs-significant'), fixtureBody('usgs-significant'), 'application/json', fixtures.startedAt).items.map((i) => i.title));
     for (const mag of ['significant', 'm4.5', 'm2.5']) {
       const preview = await getJson(base, `/quake/preview?mag=${mag}`);
       assert.ok(preview.count > 0, mag);
@@ -179,7 +186,11 @@ describe('the demo corpus, as served', () => {
       assert.equal(bucketOf.get(a.url) ?? a.filter, a.filter, `${a.title} in two buckets`);
       bucketOf.set(a.url, a.filter);
     }
-    for (const size of Object.keys(AWARD_SIZE_BOUNDS)) assert.ok(awards.some((a) => a.filter === size), size);
+    for (const size of Object.keys(AWARD_SIZE_BOUNDS))
+      assert.ok(
+        awards.some((a) => a.filter === size),
+        size,
+      );
     const ca = await getJson(base, '/contracts/preview?q=CA');
     assert.ok(ca.count > 0);
     assert.equal(new Set(ca.articles.map((a: any) => a.url)).size, ca.count, 'no award twice in /contracts/preview?q=CA');
@@ -196,24 +207,41 @@ describe('the demo corpus, as served', () => {
   });
 
   test('/jobs and /sports: the content fits the filter it is listed under', async () => {
-    const data = service.wires.get('jobs')!.items().filter((i) => i.filter === 'data');
+    const data = service.wires
+      .get('jobs')!
+      .items()
+      .filter((i) => i.filter === 'data');
     assert.ok(data.length > 0);
     for (const j of data) {
       assert.match(j.title, /data|analy|scien|\bBI\b/i, `${j.title} under data`);
       assert.doesNotMatch(j.title, /\(Go\)|backend|frontend|designer/i, `${j.title} under data`);
     }
-    const bbcSport = service.wires.get('sports')!.items().filter((i) => i.filter === 'bbc');
+    const bbcSport = service.wires
+      .get('sports')!
+      .items()
+      .filter((i) => i.filter === 'bbc');
     assert.ok(bbcSport.length > 0);
     for (const s of bbcSport) {
       // The real feed also lists BBC Sport's iPlayer and Sounds programmes; never a news story.
       assert.match(s.url, /^https:\/\/www\.bbc\.(com|co\.uk)\/(sport|iplayer|sounds)\//, `${s.title} under BBC Sport`);
       assert.doesNotMatch(s.title, /ceasefire|floods|election/i, `${s.title} under BBC Sport`);
     }
-    const bbcTech = service.wires.get('news')!.items().filter((i) => i.filter === 'tech' && i.source === 'BBC News');
+    const bbcTech = service.wires
+      .get('news')!
+      .items()
+      .filter((i) => i.filter === 'tech' && i.source === 'BBC News');
     assert.ok(bbcTech.length > 0);
     for (const s of bbcTech) assert.doesNotMatch(s.title, /ceasefire|goal|floods/i, `${s.title} under tech`);
-    for (const [filter, words] of [['design', /design|UI|UX/i], ['product', /product/i], ['customer-support', /support|customer/i], ['sales-marketing', /sales|marketing|account|development rep/i]] as const) {
-      const jobs = service.wires.get('jobs')!.items().filter((i) => i.filter === filter);
+    for (const [filter, words] of [
+      ['design', /design|UI|UX/i],
+      ['product', /product/i],
+      ['customer-support', /support|customer/i],
+      ['sales-marketing', /sales|marketing|account|development rep/i],
+    ] as const) {
+      const jobs = service.wires
+        .get('jobs')!
+        .items()
+        .filter((i) => i.filter === filter);
       assert.ok(jobs.length > 0, filter);
       for (const j of jobs) assert.match(j.title, words, `${j.title} under ${filter}`);
     }

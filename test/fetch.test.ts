@@ -367,9 +367,18 @@ describe('fetcher: retries', () => {
     assert.equal(parseRetryAfter('99999999', now), 24 * 3_600_000);
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter(undefined, now), undefined);
-    assert.equal(backoffMs(1, 500, () => 0.999), 499);
-    assert.equal(backoffMs(3, 500, () => 0.999), 1998);
-    assert.equal(backoffMs(1, 500, () => 0), 0);
+    assert.equal(
+      backoffMs(1, 500, () => 0.999),
+      499,
+    );
+    assert.equal(
+      backoffMs(3, 500, () => 0.999),
+      1998,
+    );
+    assert.equal(
+      backoffMs(1, 500, () => 0),
+      0,
+    );
   });
 });
 
@@ -395,7 +404,10 @@ describe('fetcher: network trouble', () => {
       track('fast-other-host', fetcher.fetch({ url: baseB + '/' })),
       track('fast-same-host', fetcher.fetch({ url: baseA + '/ok' })),
     ]);
-    assert.deepEqual(results.map((r) => r.kind), ['ok', 'ok', 'ok']);
+    assert.deepEqual(
+      results.map((r) => r.kind),
+      ['ok', 'ok', 'ok'],
+    );
     assert.equal(done[2], 'slow', `completion order: ${done.join(', ')}`);
   });
 
@@ -454,8 +466,15 @@ describe('poll task: the final URL reaches the parser', () => {
     const r = await runPoll({ source, request: { url: baseA + '/old/feed' }, now: Date.parse('2026-11-23T15:30:00Z'), fetcher: OPTIONS });
     assert.equal(r.kind, 'items', JSON.stringify(r));
     assert.ok(r.kind === 'items');
-    const items = new TextDecoder().decode(r.items).trim().split('\n').map((line) => JSON.parse(line) as { url: string });
-    assert.deepEqual(items.map((i) => i.url), [baseA + '/v2/news/1', baseA + '/v2/feeds/archive/2', 'https://www.example.com/3']);
+    const items = new TextDecoder()
+      .decode(r.items)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { url: string });
+    assert.deepEqual(
+      items.map((i) => i.url),
+      [baseA + '/v2/news/1', baseA + '/v2/feeds/archive/2', 'https://www.example.com/3'],
+    );
     assert.equal(r.skipped, 0);
   });
 });

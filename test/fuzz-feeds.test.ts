@@ -121,11 +121,32 @@ function titlePosition(rng: Rng, s: string): number {
 }
 const insertAt = (s: string, at: number, what: string) => s.slice(0, at) + what + s.slice(at);
 /** After the XML declaration, if any: where a DOCTYPE goes. */
-const prologEnd = (s: string) => (/^\s*<\?xml[^>]*>/.exec(s)?.[0].length ?? 0);
+const prologEnd = (s: string) => /^\s*<\?xml[^>]*>/.exec(s)?.[0].length ?? 0;
 
 const CHARSETS = ['ISO-8859-1', 'UTF-16', 'UTF-16BE', 'windows-1252', 'x-bogus-charset', 'UTF-32', 'utf-7', 'Shift_JIS', 'replacement', 'us-ascii', 'koi8-r', 'utf-8', 'UTF-8 ', ''];
 const BAD_UTF8 = [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xff], [0xfe], [0xf4, 0x90, 0x80, 0x80], [0xc3], [0x00]];
-const ENTITY_TRICKS = ['&#x110000;', '&#0;', '&#x0;', '&#xD800;', '&#xDFFF;', '&#99999999;', '&#x;', '&#;', '&amp', '&#x41', '&lt', '&unknown;', '&#-1;', '&#x0000000041;', '&', '&&&', '&#1114111;', '&#xFFFE;', '&nbsp;', '&lol;'];
+const ENTITY_TRICKS = [
+  '&#x110000;',
+  '&#0;',
+  '&#x0;',
+  '&#xD800;',
+  '&#xDFFF;',
+  '&#99999999;',
+  '&#x;',
+  '&#;',
+  '&amp',
+  '&#x41',
+  '&lt',
+  '&unknown;',
+  '&#-1;',
+  '&#x0000000041;',
+  '&',
+  '&&&',
+  '&#1114111;',
+  '&#xFFFE;',
+  '&nbsp;',
+  '&lol;',
+];
 const LAUGHS = (() => {
   let d = '<!DOCTYPE lolz [<!ENTITY lol "lol">';
   for (let k = 2; k <= 9; k++) d += `<!ENTITY lol${k} "${`&lol${k === 2 ? '' : k - 1};`.repeat(10)}">`;
@@ -152,7 +173,12 @@ const MUTATIONS: Record<string, Mutation> = {
     const len = int(rng, Math.min(4096, body.length - a + 1));
     const op = int(rng, 3);
     const junk = Buffer.from(Array.from({ length: 1 + int(rng, 64) }, () => int(rng, 256)));
-    const b = op === 0 ? Buffer.concat([body.subarray(0, a), body.subarray(a + len)]) : op === 1 ? Buffer.concat([body.subarray(0, a + len), body.subarray(a, a + len), body.subarray(a + len)]) : Buffer.concat([body.subarray(0, a), junk, body.subarray(a)]);
+    const b =
+      op === 0
+        ? Buffer.concat([body.subarray(0, a), body.subarray(a + len)])
+        : op === 1
+          ? Buffer.concat([body.subarray(0, a + len), body.subarray(a, a + len), body.subarray(a + len)])
+          : Buffer.concat([body.subarray(0, a), junk, body.subarray(a)]);
     return { input: { body: b, contentType }, desc: `${['delete', 'duplicate', 'insert'][op]}@${a}+${op === 2 ? junk.length : len}` };
   },
   declaredEncoding: (rng, { body, contentType }) => {
@@ -173,7 +199,14 @@ const MUTATIONS: Record<string, Mutation> = {
     const op = int(rng, 4);
     const le = Buffer.from(text, 'utf16le');
     const be = Buffer.from(le).swap16();
-    const b = op === 0 ? Buffer.concat([Buffer.from([0xff, 0xfe]), le]) : op === 1 ? Buffer.concat([Buffer.from([0xfe, 0xff]), be]) : op === 2 ? le : Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf8')]);
+    const b =
+      op === 0
+        ? Buffer.concat([Buffer.from([0xff, 0xfe]), le])
+        : op === 1
+          ? Buffer.concat([Buffer.from([0xfe, 0xff]), be])
+          : op === 2
+            ? le
+            : Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf8')]);
     return { input: { body: b, contentType }, desc: ['UTF-16LE with BOM', 'UTF-16BE with BOM', 'UTF-16LE without BOM', 'UTF-16 BOM on UTF-8'][op]! };
   },
   deepNesting: (rng, { body, contentType }) => {
@@ -225,7 +258,11 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   bomInside: (rng, { body, contentType }) => {
     const at = rng() < 0.3 ? 0 : int(rng, body.length + 1);
-    const bom = pick(rng, [[0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xfe, 0xff]]);
+    const bom = pick(rng, [
+      [0xef, 0xbb, 0xbf],
+      [0xff, 0xfe],
+      [0xfe, 0xff],
+    ]);
     return { input: { body: Buffer.concat([body.subarray(0, at), Buffer.from(bom), body.subarray(at)]), contentType }, desc: `BOM ${bom.map((x) => x.toString(16)).join(' ')} @${at}` };
   },
   json: (rng, { body, contentType }) => {
@@ -246,10 +283,32 @@ const MUTATIONS: Record<string, Mutation> = {
     };
     walk(doc, 0);
     const VALUES: (() => unknown)[] = [
-      () => null, () => 1e308, () => -1e308, () => 0, () => -1, () => 123456789012345, () => 1.5, () => true, () => [], () => ({}),
-      () => ['a', 'b'], () => ({ toString: 1 }), () => ({ toString: 'x', valueOf: 'y' }), () => [{ toString: null }], () => '', () => ' ',
-      () => '<b>x</b> &amp; &#0; &#x110000;', () => 'javascript:alert(1)', () => '/relative/path', () => '//host/x', () => 'x'.repeat(100_000),
-      () => '2026-02-30', () => '99999-01-01T00:00:00Z', () => 'Mon, 99 Foo 2026', () => '9999999999999', () => '\ud800',
+      () => null,
+      () => 1e308,
+      () => -1e308,
+      () => 0,
+      () => -1,
+      () => 123456789012345,
+      () => 1.5,
+      () => true,
+      () => [],
+      () => ({}),
+      () => ['a', 'b'],
+      () => ({ toString: 1 }),
+      () => ({ toString: 'x', valueOf: 'y' }),
+      () => [{ toString: null }],
+      () => '',
+      () => ' ',
+      () => '<b>x</b> &amp; &#0; &#x110000;',
+      () => 'javascript:alert(1)',
+      () => '/relative/path',
+      () => '//host/x',
+      () => 'x'.repeat(100_000),
+      () => '2026-02-30',
+      () => '99999-01-01T00:00:00Z',
+      () => 'Mon, 99 Foo 2026',
+      () => '9999999999999',
+      () => '\ud800',
     ];
     const n = 1 + int(rng, 6);
     const what: string[] = [];
@@ -388,7 +447,8 @@ function runOne(label: string, source: SourceDef, input: Input, url: string | un
   }
   if (big) {
     out.heapGrowth = process.memoryUsage().heapUsed - heap0;
-    if (out.heapGrowth > MAX_HEAP_FACTOR * size && !out.failure) out.failure = `heap grew by ${(out.heapGrowth / MB).toFixed(0)} MB for a ${(size / MB).toFixed(1)} MB input (over ${MAX_HEAP_FACTOR}×)`;
+    if (out.heapGrowth > MAX_HEAP_FACTOR * size && !out.failure)
+      out.failure = `heap grew by ${(out.heapGrowth / MB).toFixed(0)} MB for a ${(size / MB).toFixed(1)} MB input (over ${MAX_HEAP_FACTOR}×)`;
   }
   if (out.ms > budgetMs(size) && !out.failure) out.failure = `took ${out.ms.toFixed(0)} ms (budget ${budgetMs(size).toFixed(0)} ms)`;
   return out;
@@ -396,8 +456,7 @@ function runOne(label: string, source: SourceDef, input: Input, url: string | un
 
 // ---- the inputs that once failed ---------------------------------------------------------------
 
-const rssDoc = (items: string, prolog = '<?xml version="1.0" encoding="UTF-8"?>') =>
-  `${prolog}<rss version="2.0"><channel><title>t</title><link>https://example.com/</link>${items}</channel></rss>`;
+const rssDoc = (items: string, prolog = '<?xml version="1.0" encoding="UTF-8"?>') => `${prolog}<rss version="2.0"><channel><title>t</title><link>https://example.com/</link>${items}</channel></rss>`;
 const rssItem = (title: string, description = 'd') =>
   `<item><title>${title}</title><link>https://example.com/a</link><description>${description}</description><pubDate>Mon, 23 Nov 2026 15:00:00 GMT</pubDate></item>`;
 const K = 200_000;
@@ -407,7 +466,12 @@ const REGRESSIONS: [string, string, string, string][] = [
   ['101 nested elements', 'krebs', rssDoc(rssItem('a', '<x>'.repeat(101) + '</x>'.repeat(101))), 'Error "Maximum nested tags exceeded" from the XML parser'],
   ['10,000 nested elements', 'krebs', rssDoc('<a>'.repeat(10_000) + '</a>'.repeat(10_000) + rssItem('a')), 'Error "Maximum nested tags exceeded"'],
   ['an unclosed CDATA section after the root', 'krebs', rssDoc(rssItem('a & b')) + '<![CDATA['.repeat(3), 'Error "CDATA is not closed."'],
-  ['a JSON title {"toString": 1}', 'usgs-2.5', '{"features":[{"id":"a","properties":{"title":{"toString":1},"url":"https://e.com/","time":1}}]}', 'TypeError "Cannot convert object to primitive value"'],
+  [
+    'a JSON title {"toString": 1}',
+    'usgs-2.5',
+    '{"features":[{"id":"a","properties":{"title":{"toString":1},"url":"https://e.com/","time":1}}]}',
+    'TypeError "Cannot convert object to primitive value"',
+  ],
   ['a JSON id [{"toString": null}]', 'cisa-kev', '{"vulnerabilities":[{"cveID":[{"toString":null}],"vulnerabilityName":"x","dateAdded":"2026-11-20"}]}', 'TypeError'],
   ['200,000 unclosed &lt;a in a description', 'krebs', rssDoc(rssItem('a', '&lt;a'.repeat(K))), 'quadratic tag stripping: minutes'],
   ['200,000 unclosed <br in CDATA', 'krebs', rssDoc(rssItem('a', `<![CDATA[${'<br'.repeat(K)}]]>`)), 'quadratic line-break pattern: minutes'],
@@ -522,13 +586,54 @@ if (!isMainThread) {
       const TAGS = /<\/?[a-z!][^>]*>/gi;
       const DOCTYPE = /<!DOCTYPE[^[>]*(\[[\s\S]*?\])?\s*>/gi;
       const STRAY = /(<!\[CDATA\[[\s\S]*?\]\]>)|&(?!(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});)/g;
-      const TOKENS = ['<script>', '<SCRIPT x>', '</script>', '</Script >', '<style>', '</style\n>', '<scripts>', '<br', '<br/>', '< p>', '</p>', '<pre>', '<a href="x">', '<', '>', ' ', 'x', '&amp;', '&', '<!DOCTYPE', '<!doctype r', ' [', '[', ']', ']>', '] >', '<!ENTITY a "]">', '<![CDATA[', ']]>', '&b;', '&#1;'];
+      const TOKENS = [
+        '<script>',
+        '<SCRIPT x>',
+        '</script>',
+        '</Script >',
+        '<style>',
+        '</style\n>',
+        '<scripts>',
+        '<br',
+        '<br/>',
+        '< p>',
+        '</p>',
+        '<pre>',
+        '<a href="x">',
+        '<',
+        '>',
+        ' ',
+        'x',
+        '&amp;',
+        '&',
+        '<!DOCTYPE',
+        '<!doctype r',
+        ' [',
+        '[',
+        ']',
+        ']>',
+        '] >',
+        '<!ENTITY a "]">',
+        '<![CDATA[',
+        ']]>',
+        '&b;',
+        '&#1;',
+      ];
       const rng = mulberry32(SEED);
       for (let n = 0; n < 5000; n++) {
         const s = Array.from({ length: 1 + int(rng, 24) }, () => pick(rng, TOKENS)).join('');
         assert.equal(stripDoctypes(s), s.replace(DOCTYPE, ''), `FUZZ_SEED=${SEED} doctype case ${n}: ${JSON.stringify(s)}`);
-        assert.equal(escapeStrayAmps(s), s.replace(STRAY, (_, cdata: string | undefined) => cdata ?? '&amp;'), `FUZZ_SEED=${SEED} stray-& case ${n}: ${JSON.stringify(s)}`);
-        const tagsOld = s.replace(BLOCKS, ' ').replace(BREAKS, ' ').replace(TAGS, '').replace(/[\s\u00a0]+/g, ' ').trim();
+        assert.equal(
+          escapeStrayAmps(s),
+          s.replace(STRAY, (_, cdata: string | undefined) => cdata ?? '&amp;'),
+          `FUZZ_SEED=${SEED} stray-& case ${n}: ${JSON.stringify(s)}`,
+        );
+        const tagsOld = s
+          .replace(BLOCKS, ' ')
+          .replace(BREAKS, ' ')
+          .replace(TAGS, '')
+          .replace(/[\s\u00a0]+/g, ' ')
+          .trim();
         // htmlToText also decodes entities (and runs twice): compare on entity-free text.
         if (!s.includes('&')) assert.equal(htmlToText(s), htmlToText(tagsOld), `FUZZ_SEED=${SEED} html case ${n}: ${JSON.stringify(s)}`);
       }

@@ -109,7 +109,12 @@ describe('home page for people at /', { skip: SKIP }, () => {
     assert.ok(csp, 'Content-Security-Policy header');
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'none'"]);
     assert.deepEqual(directives.get('connect-src'), ["'self'"]);
     assert.deepEqual(directives.get('base-uri'), ["'none'"]);
@@ -200,7 +205,7 @@ describe('home page for people at /', { skip: SKIP }, () => {
         assert.match(s.poll, /^polled \d+ (s|min) ago$/, `${s.id}: ${s.poll}`);
       }
     }
-    assert.equal(await page.$eval('#svc-text', (e) => e.textContent), (await (await svc.get('/health')).json() as { status: string }).status);
+    assert.equal(await page.$eval('#svc-text', (e) => e.textContent), ((await (await svc.get('/health')).json()) as { status: string }).status);
     // Readable on a phone: nothing wider than the viewport.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px at ${PHONE.width}px`);
@@ -217,7 +222,11 @@ describe('home page for people at /', { skip: SKIP }, () => {
     await page.select('#f-filter', value);
     await page.click('#f-go');
     const path = `${cve.preview.path}?${cve.filter.name}=${value}`;
-    await page.waitForFunction((p: string) => document.getElementById('try-req')!.textContent === `GET ${p}` && !(document.getElementById('f-go') as HTMLButtonElement).disabled, { timeout: WAIT }, path);
+    await page.waitForFunction(
+      (p: string) => document.getElementById('try-req')!.textContent === `GET ${p}` && !(document.getElementById('f-go') as HTMLButtonElement).disabled,
+      { timeout: WAIT },
+      path,
+    );
     const expected = (await (await svc.get(path)).json()) as { count: number; articles: { title: string; url: string; source: string; category: string }[] };
     assert.ok(expected.count > 0);
     const shown = await page.$$eval('#try-out .results .item', (els) =>

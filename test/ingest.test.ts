@@ -31,7 +31,6 @@ const CHAOS: Record<string, { path: string; code?: string }> = {
   'hn-show': { path: '/dupes' },
 };
 
-
 async function getJson(base: string, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(base + path);
   return { status: res.status, body: await res.json() };
@@ -55,7 +54,6 @@ async function healthWhen(base: string, what: string, done: (health: any) => boo
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-
 
 describe('ingestion from recorded-format feeds and misbehaving sources', () => {
   let fixtures: FixtureServer;
@@ -245,7 +243,15 @@ describe('a hanging source', () => {
 });
 
 describe('snapshot format', () => {
-  const odd: Item = { id: 'a"1', title: 'Rates "up", Zürich 📈', url: 'https://example.com/a?x=1&y="2"', source: 'Ex "Wire"', filter: 'markets', published: Date.UTC(2026, 10, 24, 12, 0, 0, 123), summary: 'two\nlines\u2028' };
+  const odd: Item = {
+    id: 'a"1',
+    title: 'Rates "up", Zürich 📈',
+    url: 'https://example.com/a?x=1&y="2"',
+    source: 'Ex "Wire"',
+    filter: 'markets',
+    published: Date.UTC(2026, 10, 24, 12, 0, 0, 123),
+    summary: 'two\nlines\u2028',
+  };
   const award: Item = { ...odd, id: 'b', url: 'https://example.com/b', filter: 'over-10m', state: 'CA' };
 
   test('a saved wire reads back as the same items, to the millisecond and the character', async () => {
@@ -317,7 +323,10 @@ describe('source overrides', () => {
       ['{not json', /cannot read/],
     ];
     for (const [content, message] of cases) {
-      assert.throws(() => loadOverrides(write('bad.json', content)), (e: Error) => e instanceof ConfigError && message.test(e.message));
+      assert.throws(
+        () => loadOverrides(write('bad.json', content)),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      );
     }
     assert.throws(() => loadOverrides(join(dir, 'missing.json')), /cannot read/);
   });

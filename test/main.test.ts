@@ -54,7 +54,9 @@ function run(env: Record<string, string>, whileUp?: (port: number) => Promise<vo
 
 test('starts on the native uWS binary for this Node, says which, serves, and stops on SIGTERM', async () => {
   const expected = uwsBinaryName();
-  const sha256 = createHash('sha256').update(readFileSync(join(uwsPackageDir(), expected))).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(readFileSync(join(uwsPackageDir(), expected)))
+    .digest('hex');
   const result = await run({}, async (port) => {
     const res = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(res.status, 200);

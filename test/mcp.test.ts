@@ -47,7 +47,11 @@ describe('remote MCP over Streamable HTTP', () => {
       const preview = tools.find((t) => t.name === wire.preview.path.slice(1).replace(/\//g, '_'));
       assert.ok(preview, `${wire.id} preview tool`);
       assert.deepEqual((preview.inputSchema.properties as any)[wire.filter.name].enum, wire.filter.values);
-      for (const paid of wire.paid) assert.ok(tools.some((t) => t.name === paid.path.slice(1).replace(/\//g, '_') && /USD per call/.test(t.description ?? '')), paid.path);
+      for (const paid of wire.paid)
+        assert.ok(
+          tools.some((t) => t.name === paid.path.slice(1).replace(/\//g, '_') && /USD per call/.test(t.description ?? '')),
+          paid.path,
+        );
     }
     assert.deepEqual(tools.find((t) => t.name === 'news')!.inputSchema.required, ['q']);
   });
@@ -116,7 +120,7 @@ describe('bad JSON-RPC over HTTP', () => {
     assert.equal((await post('{"jsonrpc":"2.0","method":"notifications/initialized"}')).status, 202);
     const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300_000) } }));
     assert.equal(big.status, 413);
-    assert.equal((await (await post('{"jsonrpc":"2.0","id":"a","method":"ping"}')).json() as any).result !== undefined, true, 'still serving');
+    assert.equal(((await (await post('{"jsonrpc":"2.0","id":"a","method":"ping"}')).json()) as any).result !== undefined, true, 'still serving');
   });
 
   test('GET /mcp still returns the catalogue; an event-stream GET is refused', async () => {

@@ -136,7 +136,16 @@ describe('ingestion metrics', () => {
     fixtures = await startFixtureServer();
     const dir = mkdtempSync(join(tmpdir(), 'wires-metrics-'));
     writeFileSync(join(dir, 'sources.json'), JSON.stringify(fixtures.overrides));
-    const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', PAY_TO_ADDRESS: PAY_TO, FACILITATOR_URL: 'http://127.0.0.1:9', DATA_DIR: dir, WIRES_SOURCES: join(dir, 'sources.json'), POLL_INTERVAL_SEC: '3600', FETCH_TIMEOUT_SEC: '60' });
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PAY_TO_ADDRESS: PAY_TO,
+      FACILITATOR_URL: 'http://127.0.0.1:9',
+      DATA_DIR: dir,
+      WIRES_SOURCES: join(dir, 'sources.json'),
+      POLL_INTERVAL_SEC: '3600',
+      FETCH_TIMEOUT_SEC: '60',
+    });
     service = await startService(config);
     base = `http://127.0.0.1:${service.port}`;
     await service.scheduler!.firstRun;

@@ -188,7 +188,9 @@ const THROUGH_PROXY: ReadonlyArray<readonly [string, string | Buffer, number, st
   ['TLS ClientHello', TLS_HELLO, 400, 'bad_request'],
 ];
 
-describe('nginx in front of the service (deploy/nginx)', { skip: !NGINX && !process.env.CI ? 'nginx is not installed (scripts/install-system-deps.sh installs it; in CI this suite fails instead)' : false }, () => {
+describe('nginx in front of the service (deploy/nginx)', {
+  skip: !NGINX && !process.env.CI ? 'nginx is not installed (scripts/install-system-deps.sh installs it; in CI this suite fails instead)' : false,
+}, () => {
   let devnet: Devnet;
   let svc: TestService;
   let svcStopped = false;
@@ -318,10 +320,7 @@ http {
     assert.equal(body.result.serverInfo.name, 'wires');
 
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
-    const chunked = await exchange(
-      port,
-      `POST /mcp HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${ping.length.toString(16)}\r\n${ping}\r\n0\r\n\r\n`,
-    );
+    const chunked = await exchange(port, `POST /mcp HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${ping.length.toString(16)}\r\n${ping}\r\n0\r\n\r\n`);
     assert.equal(chunked.status, 200);
     assert.deepEqual(json(chunked), { jsonrpc: '2.0', id: 2, result: {} });
   });
@@ -441,7 +440,7 @@ http {
     assert.equal((await chain.balanceOf(payer.address)) - before, -price);
   });
 
-  test('a paid stream through nginx stays open past the proxy\'s 30 s read timeout and pushes', { timeout: 90_000 }, async () => {
+  test("a paid stream through nginx stays open past the proxy's 30 s read timeout and pushes", { timeout: 90_000 }, async () => {
     const payer = devnet.payers[0]!;
     const ws = `ws://127.0.0.1:${port}/stream?wire=news`;
     const refusal = await refusedUpgrade(ws);
@@ -456,7 +455,11 @@ http {
     // Nothing to push for longer than nginx's proxy_read_timeout: only the service's pings.
     await new Promise((r) => setTimeout(r, 36_000));
     assert.equal(c.ws.readyState, c.ws.OPEN, 'still open after 36 s of silence');
-    svc.wires.get('news')!.add([{ id: 'via-nginx', title: 'Pushed through the proxy', url: 'https://example.com/via-nginx', source: 'Test Wire', filter: 'world', published: Date.now(), summary: 'A stream through nginx.' }]);
+    svc.wires
+      .get('news')!
+      .add([
+        { id: 'via-nginx', title: 'Pushed through the proxy', url: 'https://example.com/via-nginx', source: 'Test Wire', filter: 'world', published: Date.now(), summary: 'A stream through nginx.' },
+      ]);
     assert.equal((await c.next('item')).item.title, 'Pushed through the proxy');
     c.ws.close();
   });
@@ -470,7 +473,6 @@ http {
     assert.equal((await res.json()).error.code, 'upstream_unavailable');
   });
 });
-
 
 if (!NGINX && process.env.CI) {
   test('nginx is installed (required in CI)', () => {

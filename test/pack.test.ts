@@ -55,11 +55,7 @@ before(
     assert.equal(pack.code, 0, pack.stderr);
     packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'wires-pack-test', private: true }));
-    const install = await run(
-      'npm',
-      ['install', '--prefix', app, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--no-update-notifier', join(out, packed.filename)],
-      app,
-    );
+    const install = await run('npm', ['install', '--prefix', app, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--no-update-notifier', join(out, packed.filename)], app);
     assert.equal(install.code, 0, install.stderr);
     svc = await startTestService();
   },

@@ -181,7 +181,7 @@ describe('attacks release no data and move no money', () => {
     });
   }
 
-  test('an authorization buys one request: the payer\'s retry (same payment-identifier) gets the same answer free, another route or query is a replay', async () => {
+  test("an authorization buys one request: the payer's retry (same payment-identifier) gets the same answer free, another route or query is a replay", async () => {
     const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId: 'retry_' + 'a'.repeat(20) });
     const header = encodePayment(payload);
     const other = PAID_ROUTES.find((r) => r.def.price === '0.005' && r.path !== '/cve/latest' && !r.def.qRequired)!;
@@ -202,7 +202,7 @@ describe('attacks release no data and move no money', () => {
     assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
   });
 
-  test('a chain observer cannot get paid data: the authorization rebuilt from the settlement transaction is refused, the payer\'s retry is not', async () => {
+  test("a chain observer cannot get paid data: the authorization rebuilt from the settlement transaction is refused, the payer's retry is not", async () => {
     const paymentId = 'observer_' + 'b'.repeat(20);
     const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId });
     const paid = await attempt(encodePayment(payload));
@@ -374,7 +374,7 @@ describe('optimistic mode: when the data leaves, and the cap', () => {
 });
 
 describe('a restart does not make a spent authorization new again', () => {
-  test('settled before the restart: the published authorization is a replay, the payer\'s retry is answered, nothing is charged twice', async () => {
+  test("settled before the restart: the published authorization is a replay, the payer's retry is answered, nothing is charged twice", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wires-restart-'));
     const payer = devnet.payers[5]!;
     const paymentId = 'restart_' + 'e'.repeat(20);

@@ -104,7 +104,18 @@ function attr(attrs: string, name: string): string | undefined {
 }
 
 const ZONES: Readonly<Record<string, number>> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
 };
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
@@ -152,7 +163,7 @@ function xmlEntries(doc: string, finalUrl: string): Expected[] {
   const root = /<(feed|rss|rdf:RDF)\b([^>]*)>/.exec(doc);
   const docBase = resolve(attr(root?.[2] ?? '', 'xml:base'), finalUrl) ?? finalUrl;
   const isAtom = root?.[1] === 'feed';
-  const blocks = isAtom ? doc.match(/<entry[\s>][\s\S]*?<\/entry>/g) ?? [] : doc.match(/<item[\s>][\s\S]*?<\/item>/g) ?? [];
+  const blocks = isAtom ? (doc.match(/<entry[\s>][\s\S]*?<\/entry>/g) ?? []) : (doc.match(/<item[\s>][\s\S]*?<\/item>/g) ?? []);
   return blocks.map((block) => {
     const title = plain(xmlText(child(block, 'title')?.inner ?? ''));
     let link: string | undefined;
@@ -174,8 +185,7 @@ function xmlEntries(doc: string, finalUrl: string): Expected[] {
 }
 
 type Row = Record<string, unknown>;
-const at = (obj: unknown, path: string): unknown =>
-  path.split('.').reduce<unknown>((cur, key) => (cur && typeof cur === 'object' ? (cur as Row)[key] : undefined), obj);
+const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unknown>((cur, key) => (cur && typeof cur === 'object' ? (cur as Row)[key] : undefined), obj);
 
 /**
  * Where each JSON API keeps its entries, which field is the entry's title and which its date,
@@ -222,7 +232,7 @@ function matchEntry(itemTitle: string, entries: Expected[], used: Set<number>): 
   for (let i = 0; i < entries.length; i++) {
     if (used.has(i)) continue;
     const e = norm(entries[i]!.title);
-    if (e === '' ) continue;
+    if (e === '') continue;
     if (t === e) return i;
     if (best < 0 && (t.includes(e) || e.includes(t))) best = i;
   }
@@ -302,9 +312,7 @@ function checkCapture(cap: Capture, sourceId: string, keeps?: number, keepsReaso
     // The document's link, or that page with a fragment telling apart entries that share it.
     if (entry.link && item.url !== entry.link && item.url.split('#')[0] !== entry.link) problems.push(`${label}: url ${item.url}, the document links ${entry.link}`);
     if (entry.date && Number.isFinite(entry.date.ms)) {
-      const ok = entry.date.dateOnly
-        ? Math.floor(item.published / DAY_MS) === Math.floor(entry.date.ms / DAY_MS)
-        : Math.abs(item.published - entry.date.ms) <= 1000;
+      const ok = entry.date.dateOnly ? Math.floor(item.published / DAY_MS) === Math.floor(entry.date.ms / DAY_MS) : Math.abs(item.published - entry.date.ms) <= 1000;
       if (!ok) problems.push(`${label}: published ${iso(item.published)}, the document says ${entry.date.raw} (${iso(entry.date.ms)})`);
     }
   }

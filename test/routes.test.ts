@@ -89,7 +89,10 @@ describe('preview routes', () => {
     const pct = await json('/news/preview?q=rate%20cut&category=markets');
     assert.equal(plus.body.query, 'rate cut');
     assert.equal(pct.body.query, 'rate cut');
-    assert.deepEqual(plus.body.articles.map((a: any) => a.url), pct.body.articles.map((a: any) => a.url));
+    assert.deepEqual(
+      plus.body.articles.map((a: any) => a.url),
+      pct.body.articles.map((a: any) => a.url),
+    );
     assert.equal(plus.body.count, 3);
   });
 
@@ -249,7 +252,7 @@ describe('presented payments', () => {
     }
   });
 
-  test('another version, scheme or network is a 402 with the reason (also in the fresh offer), and a failed settlement response in the version\'s header', async () => {
+  test("another version, scheme or network is a 402 with the reason (also in the fresh offer), and a failed settlement response in the version's header", async () => {
     const cases: [string, unknown, string][] = [
       ['X-PAYMENT', { x402Version: 3, scheme: 'exact', network: 'base', payload: {} }, 'invalid_x402_version'],
       ['X-PAYMENT', { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: payload().payload }, 'invalid_network'],
@@ -432,10 +435,19 @@ describe('documents', () => {
 
   test('/mcp lists the catalogue and no items', async () => {
     const { body } = await json('/mcp');
-    assert.deepEqual(body.wires.map((w: any) => w.id), WIRES.map((w) => w.id));
+    assert.deepEqual(
+      body.wires.map((w: any) => w.id),
+      WIRES.map((w) => w.id),
+    );
     const news = body.wires.find((w: any) => w.id === 'news');
     assert.deepEqual(news.filter.values, WIRES[0]!.filter.values);
-    assert.deepEqual(news.paid.map((p: any) => [p.path, p.price]), [['/news', '0.005'], ['/headlines', '0.005']]);
+    assert.deepEqual(
+      news.paid.map((p: any) => [p.path, p.price]),
+      [
+        ['/news', '0.005'],
+        ['/headlines', '0.005'],
+      ],
+    );
     assert.equal(news.preview.path, '/news/preview');
     assert.equal(JSON.stringify(body).includes('example.com/sample'), false, 'no items');
   });
@@ -445,7 +457,10 @@ describe('documents', () => {
     const total = WIRES.reduce((n, w) => n + w.sources.length, 0);
     assert.equal(body.length, total);
     for (const s of body) {
-      assert.ok(ROUTES.some((r) => r.path === s.wire && r.kind === 'paid'), s.wire);
+      assert.ok(
+        ROUTES.some((r) => r.path === s.wire && r.kind === 'paid'),
+        s.wire,
+      );
       for (const key of ['id', 'filter', 'format', 'url', 'tier']) assert.equal(typeof s[key], 'string', key);
     }
   });

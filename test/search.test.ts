@@ -106,7 +106,14 @@ describe('store', () => {
     assert.equal(stored.title, odd.title);
     assert.equal(stored.summary, odd.summary);
     assert.deepEqual(plainItem(stored), odd);
-    assert.deepEqual(JSON.parse(stored.jsonHead + stored.jsonSummary + '}'), { title: odd.title, url: odd.url, source: odd.source, category: 'markets', published: new Date(NOW).toISOString(), summary: odd.summary });
+    assert.deepEqual(JSON.parse(stored.jsonHead + stored.jsonSummary + '}'), {
+      title: odd.title,
+      url: odd.url,
+      source: odd.source,
+      category: 'markets',
+      published: new Date(NOW).toISOString(),
+      summary: odd.summary,
+    });
   });
 
   test('a re-sent id replaces the item in place: no duplicate, new title searchable, old not', () => {
@@ -171,7 +178,10 @@ describe('store', () => {
   });
 
   test('the count bound drops the oldest first', () => {
-    const w = index(Array.from({ length: 10 }, (_, i) => item(`i${i}`, 'word', i)), { maxItems: 4 });
+    const w = index(
+      Array.from({ length: 10 }, (_, i) => item(`i${i}`, 'word', i)),
+      { maxItems: 4 },
+    );
     assert.equal(w.size, 4);
     assert.deepEqual(ids(w.search(q(undefined), NOW)), ['i0', 'i1', 'i2', 'i3']);
     assert.deepEqual(ids(w.search(q('word'), NOW)), ['i0', 'i1', 'i2', 'i3']);
@@ -365,7 +375,11 @@ describe('tokenizer: what a user would notice', () => {
 
 describe('warm restart: a wire loaded whole', () => {
   const OPTS = { maxAgeMs: 72 * HOUR, maxItems: 3000 };
-  const storedIds = (w: WireIndex) => w.items().map((i) => i.id).sort();
+  const storedIds = (w: WireIndex) =>
+    w
+      .items()
+      .map((i) => i.id)
+      .sort();
 
   /** Random queries from the stored titles: results must equal the brute-force reference. */
   function agrees(w: WireIndex, now: number, seed: number, label: string): void {

@@ -30,7 +30,11 @@ const REAL = (file: string) => readFileSync(new URL(`../../fixtures/real/${file}
 /** EDGAR's 13F-HR listing, as the 8-K source would see it if its `type=` stopped applying. */
 const EDGAR_13F = REAL('edgar-getcurrent-13F-HR-2018-04-24.xml');
 /** EDGAR's 10-K listing without its form categories: what a change of EDGAR's format would look like. */
-const EDGAR_NO_FORMS = Buffer.from(REAL('edgar-getcurrent-10-K-2016-02-25.xml').toString('utf8').replace(/<category [^>]*\/>/g, ''));
+const EDGAR_NO_FORMS = Buffer.from(
+  REAL('edgar-getcurrent-10-K-2016-02-25.xml')
+    .toString('utf8')
+    .replace(/<category [^>]*\/>/g, ''),
+);
 
 let server: Server;
 let url: string;

@@ -118,7 +118,7 @@ describe('subscriptions', () => {
     c.ws.close();
   });
 
-  test('a subscription is refused with the route\'s own errors, and the connection stays open', async () => {
+  test("a subscription is refused with the route's own errors, and the connection stays open", async () => {
     const c = await paidStream();
     const http = await (await svc.get(`${NEWS.preview.path}?category=nope&q=fed`)).json();
     c.send({ type: 'subscribe', params: { category: 'nope' } });
@@ -188,7 +188,7 @@ describe('subscriptions', () => {
     c.ws.close();
   });
 
-  test('a bad URL subscription answers the upgrade with the route\'s 400, before the payment is read', async () => {
+  test("a bad URL subscription answers the upgrade with the route's 400, before the payment is read", async () => {
     const header = await pay();
     const http = await (await svc.get(`${NEWS.preview.path}?category=nope&q=fed`)).json();
     const bad = await refusedUpgrade(url('wire=news&category=nope'), { 'PAYMENT-SIGNATURE': header });
@@ -344,10 +344,13 @@ describe('limits', () => {
 describe('on the devnet', () => {
   let devnet: Devnet;
   let paid: TestService;
-  before(async () => {
-    devnet = await startDevnet({ payers: 1 });
-    paid = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl });
-  }, { timeout: 60_000 } as never);
+  before(
+    async () => {
+      devnet = await startDevnet({ payers: 1 });
+      paid = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl });
+    },
+    { timeout: 60_000 } as never,
+  );
   after(async () => {
     await paid?.stop();
     await devnet?.stop();

@@ -77,20 +77,29 @@ describe('uWebSockets.js on this runtime', () => {
   test('a Node ABI without a binary, or a binary that is not one, is refused with the reason', () => {
     const missing = packageCopy();
     renameSync(join(missing, NAME), join(missing, NAME.replace(/_\d+\.node$/, '_999.node')));
-    assert.throws(() => loadUws({ dir: missing, cacheDir: join(missing, 'cache') }), (err: Error) => {
-      assert.ok(err instanceof UwsLoadError);
-      assert.ok(err.message.includes(`no binary for Node ${process.version} (ABI ${process.versions.modules})`), err.message);
-      assert.match(err.message, /it has ABI 999 there/);
-      assert.match(err.message, /Node 20, 22 or 24/);
-      return true;
-    });
+    assert.throws(
+      () => loadUws({ dir: missing, cacheDir: join(missing, 'cache') }),
+      (err: Error) => {
+        assert.ok(err instanceof UwsLoadError);
+        assert.ok(err.message.includes(`no binary for Node ${process.version} (ABI ${process.versions.modules})`), err.message);
+        assert.match(err.message, /it has ABI 999 there/);
+        assert.match(err.message, /Node 20, 22 or 24/);
+        return true;
+      },
+    );
     const broken = packageCopy();
     writeFileSync(join(broken, NAME), 'not a shared object');
-    assert.throws(() => loadUws({ dir: broken, cacheDir: join(broken, 'cache') }), (err: Error) => err instanceof UwsLoadError && err.message.includes(`${NAME} did not load`));
+    assert.throws(
+      () => loadUws({ dir: broken, cacheDir: join(broken, 'cache') }),
+      (err: Error) => err instanceof UwsLoadError && err.message.includes(`${NAME} did not load`),
+    );
     if (glibcBelow238()) {
       // Where the service cannot write (deploy/wires.service), the rewrite must come from the build.
       const readOnly = packageCopy();
-      assert.throws(() => loadUws({ dir: readOnly, cacheDir: join(readOnly, NAME, 'cache') }), (err: Error) => err instanceof UwsLoadError && /cannot write the glibc 2\.36 rewrite .*npm run build/.test(err.message));
+      assert.throws(
+        () => loadUws({ dir: readOnly, cacheDir: join(readOnly, NAME, 'cache') }),
+        (err: Error) => err instanceof UwsLoadError && /cannot write the glibc 2\.36 rewrite .*npm run build/.test(err.message),
+      );
     }
   });
 });
@@ -117,7 +126,10 @@ describe('the glibc 2.36 rewrite', () => {
     assert.ok(at > 0);
     const other = Buffer.from(RELEASE);
     other.write('__isoc23_strfoul', at, 'latin1');
-    assert.throws(() => glibcCompat(other), (err: Error) => err instanceof GlibcCompatError && /__isoc23_strfoul@GLIBC_2\.38 has no classic twin/.test(err.message));
+    assert.throws(
+      () => glibcCompat(other),
+      (err: Error) => err instanceof GlibcCompatError && /__isoc23_strfoul@GLIBC_2\.38 has no classic twin/.test(err.message),
+    );
   });
 
   test('what is not a 64-bit ELF file is refused', () => {

@@ -162,4 +162,3 @@ describe('journal', () => {
     await assert.rejects(journal.append(record('e')), /closed/);
   });
 });
-

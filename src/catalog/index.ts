@@ -59,9 +59,7 @@ export const ROUTE_BY_PATH: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) 
 export const PAID_ROUTES: readonly Route[] = ROUTES.filter((r) => r.kind === 'paid');
 export const PREVIEW_ROUTES: readonly Route[] = ROUTES.filter((r) => r.kind === 'preview');
 
-export const SOURCES: readonly (SourceDef & { wire: WireDef })[] = WIRES.flatMap((wire) =>
-  wire.sources.map((s) => ({ ...s, wire })),
-);
+export const SOURCES: readonly (SourceDef & { wire: WireDef })[] = WIRES.flatMap((wire) => wire.sources.map((s) => ({ ...s, wire })));
 
 export function wiresPerTier(): Record<Tier, number> {
   const out: Record<Tier, number> = { breaking: 0, timely: 0, sparse: 0 };

@@ -73,10 +73,8 @@ function preview(path: string, summary: string, q: QueryKind = 'text', qRequired
 }
 
 const CNBC = (id: string) => `https://search.cnbc.com/rs/search/combinedcms/view.xml?partnerId=wrss01&id=${id}`;
-const EDGAR = (type: string) =>
-  `https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=${type}&company=&dateb=&owner=include&start=0&count=100&output=atom`;
-const FEDREG = (code: string) =>
-  `https://www.federalregister.gov/api/v1/documents.json?conditions[type][]=${code}&order=newest&per_page=50`;
+const EDGAR = (type: string) => `https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=${type}&company=&dateb=&owner=include&start=0&count=100&output=atom`;
+const FEDREG = (code: string) => `https://www.federalregister.gov/api/v1/documents.json?conditions[type][]=${code}&order=newest&per_page=50`;
 const CL = (court: string) => `https://www.courtlistener.com/feed/court/${court}/`;
 
 export const WIRES: readonly WireDef[] = [
@@ -84,10 +82,7 @@ export const WIRES: readonly WireDef[] = [
     id: 'news',
     title: 'Breaking news',
     description: 'Breaking news from major publishers in six categories, searchable over a rolling 72-hour window.',
-    paid: [
-      paid('/news', '0.005', 'Search breaking news (q required, rolling 72-hour window)', 'text', true),
-      paid('/headlines', '0.005', 'Newest headlines, no search terms', 'none'),
-    ],
+    paid: [paid('/news', '0.005', 'Search breaking news (q required, rolling 72-hour window)', 'text', true), paid('/headlines', '0.005', 'Newest headlines, no search terms', 'none')],
     preview: preview('/news/preview', 'Free top-3 news search (no summaries)', 'text', true),
     filter: { name: 'category', values: ['markets', 'crypto', 'tech', 'world', 'business', 'energy'], description: 'News category' },
     tier: 'breaking',

@@ -143,7 +143,11 @@ function line({ update, item }: { update: boolean; item: Article }): string {
 
 /** Prints pushed items until the stream ends (an error: exit 1) or the process is stopped. */
 async function stream(client: WiresClient, { stream: wire, params, json }: StreamArgs): Promise<number> {
-  if (!client.canPay) throw new WiresError('payment_required', `wires stream needs WALLET_PRIVATE_KEY: a ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`);
+  if (!client.canPay)
+    throw new WiresError(
+      'payment_required',
+      `wires stream needs WALLET_PRIVATE_KEY: a ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`,
+    );
   const s = client.stream(wire.id as WireId, params, {
     onEvent: (e) =>
       process.stderr.write(
@@ -152,7 +156,10 @@ async function stream(client: WiresClient, { stream: wire, params, json }: Strea
           : `not renewing: ${e.error.message}; the stream ends at ${e.paidUntil}\n`,
       ),
   });
-  s.ready.then((sub) => process.stderr.write(`subscribed to ${sub}; waiting for new items (Ctrl-C to stop)\n`), () => {});
+  s.ready.then(
+    (sub) => process.stderr.write(`subscribed to ${sub}; waiting for new items (Ctrl-C to stop)\n`),
+    () => {},
+  );
   for await (const item of s as AsyncIterable<StreamItem>) process.stdout.write((json ? JSON.stringify(item) : line(item)) + '\n');
   return 0;
 }

@@ -275,7 +275,10 @@ export class WiresClient {
     if (minutes !== undefined) {
       const perMinute = price / minutes;
       if (perMinute > this.maxPrice + 1e-12) {
-        throw new WiresError('over_price_limit', `${path} costs ${price} USD per ${minutes} minutes (${perMinute} USD a minute), above the limit of ${this.maxPrice} USD per call (compared per minute)`);
+        throw new WiresError(
+          'over_price_limit',
+          `${path} costs ${price} USD per ${minutes} minutes (${perMinute} USD a minute), above the limit of ${this.maxPrice} USD per call (compared per minute)`,
+        );
       }
     } else if (price > this.maxPrice) throw new WiresError('over_price_limit', `${path} costs ${price} USD, above the limit of ${this.maxPrice} USD per call`);
     const committed = this.spent + this.reserved;

@@ -59,7 +59,11 @@ async function streamPoll(args: Record<string, string>) {
       stream = client.stream(wire.id as WireId, params);
       streams.set(key, stream);
       const sub = await stream.ready;
-      return { content: text(`Subscribed to ${sub}, paid until ${stream.paidUntil} (spent this session: ${+client.spentUsd.toFixed(6)} USD). No items yet: call stream_poll again with the same arguments to get the items that arrived since.`) };
+      return {
+        content: text(
+          `Subscribed to ${sub}, paid until ${stream.paidUntil} (spent this session: ${+client.spentUsd.toFixed(6)} USD). No items yet: call stream_poll again with the same arguments to get the items that arrived since.`,
+        ),
+      };
     } catch (err) {
       streams.delete(key);
       return { isError: true, content: text(`No subscription opened: ${(err as Error).message}`) };

@@ -44,7 +44,6 @@ export interface Payer {
   refused(usd: number): void;
 }
 
-
 type ServerMessage =
   | { type: 'payment_required' | 'renew'; payment_required: PaymentRequired; paid_until?: string }
   | { type: 'paid'; paid_until: string; settlement: unknown }

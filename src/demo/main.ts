@@ -9,7 +9,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { privateDir } from '../private-files.js';
 import { claimDevnetFile, devnetFilePath, writeDevnetFile } from '../devnet/devnet-file.js';
-import { join, } from 'node:path';
+import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
 import { loadConfig } from '../config.js';
 import { log, setLogLevel } from '../log.js';
@@ -40,9 +40,7 @@ const url = `http://localhost:${service.port}`;
 log.info('demo ready: every source is served from local fixtures', {
   fixtures: fixtures.url,
   try: `curl '${url}/news/preview?q=rate'`,
-  ...(devnet
-    ? { devnet: devnetFile, pay: `curl -H "PAYMENT-SIGNATURE: $(node dist/scripts/sign-payment.js ${url}/cve/latest)" ${url}/cve/latest` }
-    : {}),
+  ...(devnet ? { devnet: devnetFile, pay: `curl -H "PAYMENT-SIGNATURE: $(node dist/scripts/sign-payment.js ${url}/cve/latest)" ${url}/cve/latest` } : {}),
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {

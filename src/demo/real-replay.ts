@@ -125,9 +125,21 @@ const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** Named zones, minutes east of UTC (the subset of the parser's table that feeds use). */
 const ZONES: Readonly<Record<string, number>> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  BST: 60, CET: 60, CEST: 120,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  BST: 60,
+  CET: 60,
+  CEST: 120,
 };
 /** Epoch times accepted as dates: 2000-01-01 to 2100-01-01. */
 const EPOCH_MIN_S = 946_684_800;

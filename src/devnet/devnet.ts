@@ -196,7 +196,18 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     const payTo = account(2).address;
     const payers = Array.from({ length: payerCount }, (_, i) => account(3 + i));
     const funder = createWalletClient({ account: privateKeyToAccount(facilitatorKey.privateKey), chain: baseChain(rpcUrl), transport: http(rpcUrl) });
-    const mintAbi = [{ type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }], outputs: [] }] as const;
+    const mintAbi = [
+      {
+        type: 'function',
+        name: 'mint',
+        stateMutability: 'nonpayable',
+        inputs: [
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+        ],
+        outputs: [],
+      },
+    ] as const;
     const amount = BigInt(Math.round((opts.fundUsd ?? 100) * 1e6));
     for (const p of payers) {
       const hash = await funder.writeContract({ address: USDC_BASE, abi: mintAbi, functionName: 'mint', args: [p.address, amount] });

@@ -50,7 +50,10 @@ function esc(text: string | number): string {
 
 /** JSON safe to place inside a <script> element. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function sha256(text: string): string {
@@ -187,11 +190,7 @@ function snippets(base: string): Snippet[] {
 /** One panel per snippet; the script turns them into tabs (without it they are all shown). */
 function snippetBlocks(base: string): string {
   return snippets(base)
-    .map(
-      (s) =>
-        `<article class="snip" id="snip-${esc(s.id)}"><h3>${esc(s.title)}</h3><p class="muted">${esc(s.note)}</p>` +
-        `<pre data-copy><code>${esc(s.code)}</code></pre></article>`,
-    )
+    .map((s) => `<article class="snip" id="snip-${esc(s.id)}"><h3>${esc(s.title)}</h3><p class="muted">${esc(s.note)}</p>` + `<pre data-copy><code>${esc(s.code)}</code></pre></article>`)
     .join('\n');
 }
 
@@ -464,8 +463,7 @@ function homeScript(data: PageData): void {
       }
       const polled = ok + failing;
       setDot(c.dot, polled === 0 ? 'idle' : failing === 0 ? 'ok' : ok === 0 ? 'bad' : 'warn');
-      c.summary.textContent =
-        w.sources.length + (w.sources.length === 1 ? ' source' : ' sources') + (polled ? ' · ' + ok + ' ok' + (failing ? ' · ' + failing + ' failing' : '') : '');
+      c.summary.textContent = w.sources.length + (w.sources.length === 1 ? ' source' : ' sources') + (polled ? ' · ' + ok + ' ok' + (failing ? ' · ' + failing + ' failing' : '') : '');
     }
   }
 

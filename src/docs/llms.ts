@@ -70,9 +70,9 @@ function streamText(): string[] {
     '',
     `New items of a wire pushed the moment they are indexed. Connect to ws(s)://…/stream?wire=<id> (${wires.map((w) => w.wire.id).join(', ')}).`,
     `A stream is paid in blocks of ${BLOCK_MINUTES} minutes; a minute costs the wire's per-call price (a ${BLOCK_MINUTES}-minute block: ${[...new Set(wires.map((w) => w.blockPrice))].join(' or ')} USD; exact offers in the streams list of /.well-known/x402).`,
-    'Pay in the upgrade request\'s PAYMENT-SIGNATURE (or X-PAYMENT) header; without it the upgrade answers 402 with the block offer.',
+    "Pay in the upgrade request's PAYMENT-SIGNATURE (or X-PAYMENT) header; without it the upgrade answers 402 with the block offer.",
     'A browser, which cannot set headers, adds pay=message and pays in its first message.',
-    'The URL may carry one subscription in the wire\'s filter and q (/stream?wire=cve&src=cisa&q=linux): validated before the payment is read (a bad one answers the upgrade 400), and taken as soon as the block is paid, so a client need not send anything.',
+    "The URL may carry one subscription in the wire's filter and q (/stream?wire=cve&src=cisa&q=linux): validated before the payment is read (a bad one answers the upgrade 400), and taken as soon as the block is paid, so a client need not send anything.",
     'Paid time is kept per payment: presenting the same payment again (a reconnect) gives the same paid_until, never a second block.',
     '',
     'Client messages (JSON text):',
@@ -87,6 +87,6 @@ function streamText(): string[] {
     ...Object.values(CLOSE).map(([code, reason]) => `- ${code}: ${reason}`),
     '',
     `Limits: ${MAX_SUBSCRIPTIONS} subscriptions per connection, ${MAX_MESSAGE_BYTES / 1024} KiB per client message; a connection silent for ${IDLE_TIMEOUT_SEC} s is pinged (clients answer pings automatically) and closed if the ping goes unanswered as long.`,
-    'Subscriptions with identical parameters share one key; an item matching two of a connection\'s subscriptions is pushed once for each.',
+    "Subscriptions with identical parameters share one key; an item matching two of a connection's subscriptions is pushed once for each.",
   ];
 }

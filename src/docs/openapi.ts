@@ -8,18 +8,7 @@ import { routeParamDocs } from '../http/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { ARTICLE_SCHEMA, envelopeSchema } from './envelope-schema.js';
 import { toOpenApiSchema } from './param-schema.js';
-import {
-  BLOCK_MINUTES,
-  ClientMessage,
-  CLOSE,
-  IDLE_TIMEOUT_SEC,
-  MAX_BUFFERED_BYTES,
-  MAX_MESSAGE_BYTES,
-  MAX_SUBSCRIPTIONS,
-  SERVER_MESSAGES,
-  STREAM_TIMING,
-  streamWires,
-} from '../stream/protocol.js';
+import { BLOCK_MINUTES, ClientMessage, CLOSE, IDLE_TIMEOUT_SEC, MAX_BUFFERED_BYTES, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, STREAM_TIMING, streamWires } from '../stream/protocol.js';
 
 type Json = Record<string, unknown>;
 

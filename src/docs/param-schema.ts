@@ -29,4 +29,3 @@ export function toOpenApiSchema(schema: TSchema): Json {
   if (s.patternProperties) out.additionalProperties = toOpenApiSchema(Object.values(s.patternProperties as Record<string, TSchema>)[0]!);
   return out;
 }
-

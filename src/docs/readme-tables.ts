@@ -21,9 +21,7 @@ interface CaptureRef {
 function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]>, handWritten: Readonly<Record<string, string>>): string {
   const rows = SOURCES.map((s) => {
     const refs = captures.get(s.id);
-    const real = refs
-      ? refs.map((c) => `\`${c.file}\`${c.sameTemplate ? ' (same template)' : ''}`).join(', ')
-      : `none found; hand-written \`${handWritten[s.id] ?? '?'}\``;
+    const real = refs ? refs.map((c) => `\`${c.file}\`${c.sameTemplate ? ' (same template)' : ''}`).join(', ') : `none found; hand-written \`${handWritten[s.id] ?? '?'}\``;
     return `| \`${s.wire.paid[0]!.path}\` | ${s.filter} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} | ${real} |`;
   });
   return ['| Wire | Filter | Source (id) | Format | Tier | Real capture tested |', '|---|---|---|---|---|---|', ...rows].join('\n');

@@ -7,14 +7,7 @@ import type { Hit, StoredItem } from '../search/item.js';
  * time; only `age_minutes` and `relevance` are computed here, so a response is a handful of
  * concatenations and no intermediate objects.
  */
-export function serializeEnvelope(
-  query: string | null,
-  since: string,
-  hits: readonly Hit[],
-  now: number,
-  startedAt: number,
-  withSummary: boolean,
-): string {
+export function serializeEnvelope(query: string | null, since: string, hits: readonly Hit[], now: number, startedAt: number, withSummary: boolean): string {
   const [head, tail] = envelopeParts(query, since, hits, now, withSummary);
   return head + tookText(startedAt) + tail;
 }

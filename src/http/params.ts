@@ -148,7 +148,12 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
         if (terms.length > MAX_QUERY_TERMS) {
           return {
             ok: false,
-            error: apiError(400, 'invalid_parameter', `q has ${terms.length} search terms; at most ${MAX_QUERY_TERMS} (a run of Chinese or Japanese characters counts one term per pair of characters)`, { param: 'q' }),
+            error: apiError(
+              400,
+              'invalid_parameter',
+              `q has ${terms.length} search terms; at most ${MAX_QUERY_TERMS} (a run of Chinese or Japanese characters counts one term per pair of characters)`,
+              { param: 'q' },
+            ),
           };
         }
         q = text;
@@ -171,10 +176,7 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
  * Splits a raw query string into name → value, applying the rules in the header comment.
  * Returns an ApiError for the first problem found.
  */
-export function splitQuery(
-  raw: string,
-  allowed: readonly string[],
-): { ok: true; values: Record<string, unknown> } | { ok: false; error: ApiError } {
+export function splitQuery(raw: string, allowed: readonly string[]): { ok: true; values: Record<string, unknown> } | { ok: false; error: ApiError } {
   const out: Record<string, unknown> = {};
   const fail = (error: ApiError) => ({ ok: false, error }) as const;
   if (raw.length > MAX_QUERY_STRING) {

@@ -47,15 +47,7 @@ export function observe(status: number): void {
  * ends the connection after it (uWS then sends `Connection: close`), so a request body we
  * will not read stays unread.
  */
-export function send(
-  res: HttpResponse,
-  method: Method,
-  status: number,
-  body: string | Buffer,
-  contentType: string,
-  headers?: readonly (readonly [string, string])[],
-  close = false,
-): void {
+export function send(res: HttpResponse, method: Method, status: number, body: string | Buffer, contentType: string, headers?: readonly (readonly [string, string])[], close = false): void {
   observe(status);
   // uWS answers 200 unless told otherwise: one native call fewer on the hot path.
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));

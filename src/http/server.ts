@@ -78,14 +78,23 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
   const paymentUnavailable = apiError(503, 'payments_unavailable', `Payments are not configured on this server (${deps.config.paymentsProblem}). The free preview ${route.previewPath} still works.`, {
     details: { preview: route.previewPath },
   });
-  const offerHeaders = offer ? ([['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store'], ['Vary', 'Accept']] as const) : [];
+  const offerHeaders = offer
+    ? ([
+        ['PAYMENT-REQUIRED', offer.header],
+        ['Cache-Control', 'no-store'],
+        ['Vary', 'Accept'],
+      ] as const)
+    : [];
   const payments = deps.payments;
   let paywall: { body: Buffer; headers: readonly (readonly [string, string])[] } | null = null;
 
   const answer = (res: HttpResponse, outcome: Outcome, version: X402Version) => {
     if (outcome.kind === 'paid') {
       const settlement = Buffer.from(JSON.stringify(version === 1 ? { ...outcome.settlement, network: V1_NETWORK } : outcome.settlement)).toString('base64');
-      send(res, 'get', 200, outcome.body, JSON_TYPE, [['Cache-Control', 'private, no-store'], [SETTLEMENT_HEADER[version], settlement]]);
+      send(res, 'get', 200, outcome.body, JSON_TYPE, [
+        ['Cache-Control', 'private, no-store'],
+        [SETTLEMENT_HEADER[version], settlement],
+      ]);
     } else if (outcome.status === 402) {
       refusePayment(res, 'get', offer!, outcome.code, outcome.message, version);
     } else {
@@ -185,7 +194,10 @@ function buildHandlers(deps: ServerDeps, streamOffers: ReadonlyMap<string, Offer
   );
   const page = buildHomePage(config.publicUrl);
   const pageBody = Buffer.from(page.html);
-  const common = [['Cache-Control', 'public, max-age=60'], ['Vary', 'Accept']] as const;
+  const common = [
+    ['Cache-Control', 'public, max-age=60'],
+    ['Vary', 'Accept'],
+  ] as const;
   const pageHeaders = [...common, ['Content-Security-Policy', page.csp], ['X-Content-Type-Options', 'nosniff'], ['Referrer-Policy', 'no-referrer']] as const;
   handlers.set('/', (res, req, method) => {
     if (req.getHeader('accept').includes('text/html')) send(res, method, 200, pageBody, 'text/html; charset=utf-8', pageHeaders);
@@ -210,7 +222,10 @@ function metricsHandler(registry: Registry, token: string | null): Handler {
   const noStore = [['Cache-Control', 'no-store']] as const;
   return (res, req, method) => {
     if (!authorized(req.getHeader('authorization'))) {
-      const headers = [['Cache-Control', 'no-store'], ['WWW-Authenticate', 'Bearer realm="metrics"']] as const;
+      const headers = [
+        ['Cache-Control', 'no-store'],
+        ['WWW-Authenticate', 'Bearer realm="metrics"'],
+      ] as const;
       return send(res, method, 401, errorBody(UNAUTHORIZED), JSON_TYPE, headers);
     }
     const { stats, slot, start } = timing;
@@ -261,8 +276,7 @@ function mcpHandler(deps: ServerDeps) {
       });
     };
     // The rest of an oversized body is not read: the connection is closed after the answer.
-    const tooLarge = () =>
-      answer(413, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body over ${MAX_MCP_BODY} bytes` } }), true);
+    const tooLarge = () => answer(413, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body over ${MAX_MCP_BODY} bytes` } }), true);
     if (length > MAX_MCP_BODY) return tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;

@@ -154,7 +154,8 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       if (wire === undefined) return upgradeError(res, apiError(400, 'missing_parameter', 'wire is required: /stream?wire=<id>', { param: 'wire', allowed: wireNames }));
       const stream = streams.get(wire);
       if (!stream) return upgradeError(res, apiError(400, 'invalid_parameter', `wire must be one of: ${wireNames.join(', ')}`, { param: 'wire', allowed: wireNames }));
-      if (pay !== undefined && pay !== 'message') return upgradeError(res, apiError(400, 'invalid_parameter', 'pay takes one value: message (pay in the first message)', { param: 'pay', allowed: ['message'] }));
+      if (pay !== undefined && pay !== 'message')
+        return upgradeError(res, apiError(400, 'invalid_parameter', 'pay takes one value: message (pay in the first message)', { param: 'pay', allowed: ['message'] }));
       // Checked before payment, as a paid route checks its parameters: a typo costs nothing.
       let fromUrl: Wanted | null = null;
       if (Object.keys(subscription).length > 0) {
@@ -167,7 +168,9 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         return upgradeError(res, apiError(503, 'payments_unavailable', `Payments are not configured on this server (${config.paymentsProblem}); streams are paid.`));
       }
       if (open.size >= config.streamMaxConnections) {
-        return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${stream.route.path}.`), [['Retry-After', '30']]);
+        return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${stream.route.path}.`), [
+          ['Retry-After', '30'],
+        ]);
       }
       const client = clientAddress(res, req);
       const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null };
@@ -175,9 +178,18 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const presented = presentedPayment(req);
       if (!presented) {
         if (pay === 'message') return upgrade();
-        return send(res, 'get', 402, offer.body, JSON_TYPE, [['PAYMENT-REQUIRED', offer.header], ['Cache-Control', 'no-store']]);
+        return send(res, 'get', 402, offer.body, JSON_TYPE, [
+          ['PAYMENT-REQUIRED', offer.header],
+          ['Cache-Control', 'no-store'],
+        ]);
       }
-      const intake = presentPayment(payments, { client: payments.failures.enabled ? client : '', payment: presented, requirements: offer.requirements, requestKey: `stream ${wire}`, produce: NO_BODY });
+      const intake = presentPayment(payments, {
+        client: payments.failures.enabled ? client : '',
+        payment: presented,
+        requirements: offer.requirements,
+        requestKey: `stream ${wire}`,
+        produce: NO_BODY,
+      });
       if (intake.kind === 'throttled') return upgradeError(res, tooManyFailures(intake.retryAfterSec), [['Retry-After', String(intake.retryAfterSec)]]);
       if (intake.kind === 'malformed') return upgradeError(res, apiError(400, 'invalid_payment', intake.message));
       if (intake.kind === 'rejected') return refusePayment(res, 'get', offer, intake.reason, intake.message, intake.version);
@@ -246,7 +258,8 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   const subscribe = (conn: Conn, ws: WebSocket<Conn>, wanted: Wanted) => {
     if (!conn.subs.has(wanted.key)) {
-      if (conn.subs.size >= MAX_SUBSCRIPTIONS) return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
+      if (conn.subs.size >= MAX_SUBSCRIPTIONS)
+        return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
       const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
       conn.subs.set(wanted.key, sub);
       ws.subscribe(sub.key);
@@ -288,8 +301,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       },
     );
   };
-  const refuseInBand = (conn: Conn, err: ApiError) =>
-    error(conn, err, `,"payment_required":${JSON.stringify({ ...conn.offer.paymentRequired, error: err.message })}`);
+  const refuseInBand = (conn: Conn, err: ApiError) => error(conn, err, `,"payment_required":${JSON.stringify({ ...conn.offer.paymentRequired, error: err.message })}`);
 
   const sweep = setInterval(() => {
     const now = Date.now();

@@ -114,9 +114,14 @@ export function loadWire(dataDir: string, wire: string): Item[] | undefined {
 function isItem(x: unknown): x is Item {
   const i = x as Item;
   return (
-    typeof i === 'object' && i !== null &&
-    typeof i.id === 'string' && typeof i.title === 'string' && typeof i.url === 'string' &&
-    typeof i.source === 'string' && typeof i.filter === 'string' && Number.isFinite(i.published) &&
+    typeof i === 'object' &&
+    i !== null &&
+    typeof i.id === 'string' &&
+    typeof i.title === 'string' &&
+    typeof i.url === 'string' &&
+    typeof i.source === 'string' &&
+    typeof i.filter === 'string' &&
+    Number.isFinite(i.published) &&
     typeof i.summary === 'string'
   );
 }

@@ -18,5 +18,5 @@ for (const { id, options } of wires) {
   const kept = items && keptForLoad(items, now, options);
   const table = kept ? buildTermTable(kept, frequentMinFor(options.maxItems)) : null;
   const message: WarmStartTable = { id, table };
-  parentPort!.postMessage(message, table ? [table.freq.buffer, table.bits.buffer, table.offsets.buffer, table.slots.buffer] as ArrayBuffer[] : []);
+  parentPort!.postMessage(message, table ? ([table.freq.buffer, table.bits.buffer, table.offsets.buffer, table.slots.buffer] as ArrayBuffer[]) : []);
 }

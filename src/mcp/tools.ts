@@ -23,8 +23,7 @@ function toolDef(route: Route): ToolDef {
   const required: string[] = [];
   for (const doc of routeParamDocs(route)) {
     // JSON round trip drops TypeBox's symbol keys; filters become `enum`, which more clients read than `anyOf` of consts.
-    const schema =
-      doc.name === route.wire.filter.name ? { type: 'string', enum: route.wire.filter.values } : (JSON.parse(JSON.stringify(doc.schema)) as object);
+    const schema = doc.name === route.wire.filter.name ? { type: 'string', enum: route.wire.filter.values } : (JSON.parse(JSON.stringify(doc.schema)) as object);
     properties[doc.name] = { ...schema, description: doc.description };
     if (doc.required) required.push(doc.name);
   }

@@ -31,9 +31,7 @@ export function discoveryExtension(route: Route): Record<string, unknown> {
         count: 1,
         took_ms: 0.05,
         freshest: '2026-11-23T03:58:00.000Z',
-        articles: [
-          { title: '…', url: 'https://…', source: wire.sources[0]!.name, category: wire.filter.values[0], published: '2026-11-23T03:58:00.000Z', age_minutes: 2, relevance: 1 },
-        ],
+        articles: [{ title: '…', url: 'https://…', source: wire.sources[0]!.name, category: wire.filter.values[0], published: '2026-11-23T03:58:00.000Z', age_minutes: 2, relevance: 1 }],
       },
       schema: envelopeSchema(),
     },

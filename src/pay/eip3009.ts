@@ -34,9 +34,7 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const hex = (h: string) => Buffer.from(h.startsWith('0x') ? h.slice(2) : h, 'hex');
 
 const DOMAIN_TYPEHASH = keccak_256(utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'));
-export const TRANSFER_TYPEHASH = keccak_256(
-  utf8('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'),
-);
+export const TRANSFER_TYPEHASH = keccak_256(utf8('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'));
 
 export { TRANSFER_WITH_AUTHORIZATION_TYPES } from './transfer-types.js';
 

@@ -28,8 +28,7 @@ export type SettlementMode = 'sync' | 'optimistic';
 
 export type Outcome =
   /** `settlement` is the x402 SettlementResponse (PAYMENT-RESPONSE, or MCP's x402/payment-response). */
-  | { kind: 'paid'; body: Buffer; settlement: object }
-  | { kind: 'refused'; status: 400 | 402 | 409 | 503; code: string; message: string };
+  { kind: 'paid'; body: Buffer; settlement: object } | { kind: 'refused'; status: 400 | 402 | 409 | 503; code: string; message: string };
 
 export type { BalanceReader } from './exposure.js';
 

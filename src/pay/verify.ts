@@ -65,10 +65,7 @@ export function verifyPayment(payload: PaymentPayload, offer: PaymentRequirement
     return fail('invalid_exact_evm_payload_authorization_valid_after', `authorization is not valid before ${auth.validAfter} (now ${nowSec})`);
   }
   if (Number(auth.validBefore) < nowSec + MIN_VALIDITY_SEC) {
-    return fail(
-      'invalid_exact_evm_payload_authorization_valid_before',
-      `authorization expires at ${auth.validBefore}; it must stay valid at least ${MIN_VALIDITY_SEC} s after now (${nowSec})`,
-    );
+    return fail('invalid_exact_evm_payload_authorization_valid_before', `authorization expires at ${auth.validBefore}; it must stay valid at least ${MIN_VALIDITY_SEC} s after now (${nowSec})`);
   }
   const signer = recoverSigner(authorizationDigest(separator, auth), payload.payload.signature);
   if (signer === null || !sameAddress(signer, auth.from)) {

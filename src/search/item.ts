@@ -82,11 +82,17 @@ export function fragmentsOf(item: Item): Fragments {
   // that every young-generation GC copies while the item is new and every full GC marks after.
   // `join` makes one flat string (see bench:ingest's scavenge figures in the README).
   const jsonHead = [
-    '{"title":', JSON.stringify(item.title),
-    ',"url":', JSON.stringify(item.url),
-    ',"source":', JSON.stringify(item.source),
-    ',"category":', JSON.stringify(item.filter),
-    ',"published":"', new Date(item.published).toISOString(), '"',
+    '{"title":',
+    JSON.stringify(item.title),
+    ',"url":',
+    JSON.stringify(item.url),
+    ',"source":',
+    JSON.stringify(item.source),
+    ',"category":',
+    JSON.stringify(item.filter),
+    ',"published":"',
+    new Date(item.published).toISOString(),
+    '"',
   ].join('');
   return { jsonHead, jsonSummary: [',"summary":', JSON.stringify(item.summary)].join('') };
 }

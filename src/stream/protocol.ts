@@ -112,7 +112,10 @@ function buildStreamWires(): Map<string, StreamWire> {
         const names = Object.keys(params);
         const unknown = names.find((n) => !allowed.includes(n));
         if (unknown !== undefined) {
-          return { ok: false, error: apiError(400, 'unknown_parameter', `unknown parameter "${unknown.slice(0, 64)}"; a ${wire.id} subscription takes: ${allowed.join(', ')}`, { param: unknown.slice(0, 64), allowed }) };
+          return {
+            ok: false,
+            error: apiError(400, 'unknown_parameter', `unknown parameter "${unknown.slice(0, 64)}"; a ${wire.id} subscription takes: ${allowed.join(', ')}`, { param: unknown.slice(0, 64), allowed }),
+          };
         }
         const query = names.map((n) => `${encodeURIComponent(n)}=${encodeURIComponent(params[n]!)}`).join('&');
         const parsed = parse(query);

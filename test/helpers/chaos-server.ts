@@ -57,9 +57,7 @@ export async function startChaosServer(): Promise<ChaosServer> {
         res.writeHead(302, { Location: '/loop' }).end();
         return;
       case '/latin1':
-        res
-          .writeHead(200, { 'Content-Type': 'application/rss+xml' })
-          .end(Buffer.from(rss(item('l1', 'Café société résultats', 'https://example.com/latin1/1', 3), 'ISO-8859-1'), 'latin1'));
+        res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(Buffer.from(rss(item('l1', 'Café société résultats', 'https://example.com/latin1/1', 3), 'ISO-8859-1'), 'latin1'));
         return;
       case '/dupes': {
         let items = '';

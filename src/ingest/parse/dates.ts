@@ -14,25 +14,53 @@ export interface ParsedDate {
 
 /** Named zones, in minutes east of UTC. Ambiguous abbreviations (IST, CST in Asia) take the North American / common reading or are left out. */
 const ZONES: Readonly<Record<string, number>> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0, WET: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  AKST: -540, AKDT: -480, HST: -600,
-  BST: 60, CET: 60, CEST: 120, WEST: 60, EET: 120, EEST: 180, MSK: 180,
-  SGT: 480, HKT: 480, AWST: 480, JST: 540, KST: 540, ACST: 570, AEST: 600, AEDT: 660, NZST: 720, NZDT: 780,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  WET: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  AKST: -540,
+  AKDT: -480,
+  HST: -600,
+  BST: 60,
+  CET: 60,
+  CEST: 120,
+  WEST: 60,
+  EET: 120,
+  EEST: 180,
+  MSK: 180,
+  SGT: 480,
+  HKT: 480,
+  AWST: 480,
+  JST: 540,
+  KST: 540,
+  ACST: 570,
+  AEST: 600,
+  AEDT: 660,
+  NZST: 720,
+  NZDT: 780,
 };
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** Whether day `d` exists in month `m` (0-based) of year `y`: 30 February is refused, not rolled over into March. */
-const dayExists = (y: number, m: number, d: number): boolean =>
-  m >= 0 && m < 12 && d >= 1 && d <= (m === 1 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m]!);
+const dayExists = (y: number, m: number, d: number): boolean => m >= 0 && m < 12 && d >= 1 && d <= (m === 1 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m]!);
 
 const day = (y: number, m: number, d: number): ParsedDate | undefined => {
   const ms = Date.UTC(y, m, d);
   return dayExists(y, m, d) && Number.isFinite(ms) ? { ms, dateOnly: true } : undefined;
 };
 
-const RFC822 = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})[\sT]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2}|[A-Za-z]+(?:\/[A-Za-z0-9_+-]+){1,2})?$/;
+const RFC822 =
+  /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})[\sT]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([A-Za-z]{1,5}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2}|[A-Za-z]+(?:\/[A-Za-z0-9_+-]+){1,2})?$/;
 const RFC822_DAY = /^(?:[A-Za-z]{2,9}\.?,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[a-z]*\.?[\s-]+(\d{2}|\d{4})$/;
 
 const OFFSET = /^(?:GMT|UTC?)?([+-])(\d{1,2})(?::?(\d{2}))?$/i;
@@ -60,7 +88,14 @@ function zoneFormat(name: string): Intl.DateTimeFormat | undefined {
   if (format === undefined) {
     try {
       format = new Intl.DateTimeFormat('en-US', {
-        timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+        timeZone: name,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
       });
     } catch {
       format = null;

@@ -65,7 +65,8 @@ export function undoubleUtf8(text: string): string {
 }
 
 /** A software qualifier (stack, platform, field)… */
-const SOFTWARE_WORD = /\b(?:software|developers?|programmers?|devops|sre|front[- ]?end|back[- ]?end|full[- ]?stack|firmware|embedded|ios|android|web|mobile|platform|infrastructure|data|ml|machine learning|ai|cloud|security|qa|test|reliability|systems?|staff|principal|c\+\+|python|java|golang|go|rust|react|node|typescript|javascript|php|ruby)\b/i;
+const SOFTWARE_WORD =
+  /\b(?:software|developers?|programmers?|devops|sre|front[- ]?end|back[- ]?end|full[- ]?stack|firmware|embedded|ios|android|web|mobile|platform|infrastructure|data|ml|machine learning|ai|cloud|security|qa|test|reliability|systems?|staff|principal|c\+\+|python|java|golang|go|rust|react|node|typescript|javascript|php|ruby)\b/i;
 /** …and a builder's role… */
 const BUILDER_WORD = /\b(?:engineers?|engineering|developers?|programmers?|architects?|sre|devops)\b/i;
 /** …but not engineering outside software, nor selling it. */

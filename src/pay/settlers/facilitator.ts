@@ -27,7 +27,11 @@ export class FacilitatorSettler implements Settler {
   private readonly base: string;
   private readonly agent: Agent;
 
-  constructor(url: string, timeoutMs: number, private readonly chain: ChainReader | null) {
+  constructor(
+    url: string,
+    timeoutMs: number,
+    private readonly chain: ChainReader | null,
+  ) {
     this.base = url.replace(/\/$/, '');
     this.agent = new Agent({ connect: { timeout: Math.min(timeoutMs, 5000) }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connections: 16 });
   }

@@ -28,7 +28,12 @@ export class WalletSettler implements Settler {
   private readonly wallet: WalletClient;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(privateKey: `0x${string}`, rpcUrl: string, timeoutMs: number, private readonly chain: ChainReader) {
+  constructor(
+    privateKey: `0x${string}`,
+    rpcUrl: string,
+    timeoutMs: number,
+    private readonly chain: ChainReader,
+  ) {
     this.account = privateKeyToAccount(privateKey);
     this.wallet = createWalletClient({ account: this.account, chain: baseChain(rpcUrl), transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
   }
