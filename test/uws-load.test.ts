@@ -117,7 +117,6 @@ describe('the glibc 2.36 rewrite', () => {
       for (let i = 0; i < release.length; i++) if (release[i] !== patched[i]) changed++;
       assert.ok(changed > 0 && changed <= 24, `${changed} bytes changed`);
       assert.deepEqual(glibcCompat(patched), { patched: null, rebound: [] });
-      assert.deepEqual(glibcCompat(release).patched, patched, 'the rewrite is deterministic');
     });
   }
 

@@ -22,6 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SOURCES, type SourceDef } from '../catalog/index.js';
+import { NAMED_ZONES } from '../ingest/parse/dates.js';
 import { parseSource } from '../ingest/parse/index.js';
 
 export const REAL_DIR = new URL('../../../fixtures/real/', import.meta.url);
@@ -123,24 +124,6 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** Named zones, minutes east of UTC (the subset of the parser's table that feeds use). */
-const ZONES: Readonly<Record<string, number>> = {
-  UT: 0,
-  UTC: 0,
-  GMT: 0,
-  Z: 0,
-  EST: -300,
-  EDT: -240,
-  CST: -360,
-  CDT: -300,
-  MST: -420,
-  MDT: -360,
-  PST: -480,
-  PDT: -420,
-  BST: 60,
-  CET: 60,
-  CEST: 120,
-};
 /** Epoch times accepted as dates: 2000-01-01 to 2100-01-01. */
 const EPOCH_MIN_S = 946_684_800;
 const EPOCH_MAX_S = 4_102_444_800;
@@ -150,7 +133,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 function zoneMinutes(zone: string): number | undefined {
   const m = /^([+-])(\d{2}):?(\d{2})$/.exec(zone);
   if (m) return (m[1] === '-' ? -1 : 1) * (+m[2]! * 60 + +m[3]!);
-  return ZONES[zone.toUpperCase()];
+  return NAMED_ZONES[zone.toUpperCase()];
 }
 
 const RFC822 =

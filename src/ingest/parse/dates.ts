@@ -13,7 +13,7 @@ export interface ParsedDate {
 }
 
 /** Named zones, in minutes east of UTC. Ambiguous abbreviations (IST, CST in Asia) take the North American / common reading or are left out. */
-const ZONES: Readonly<Record<string, number>> = {
+export const NAMED_ZONES: Readonly<Record<string, number>> = {
   UT: 0,
   UTC: 0,
   GMT: 0,
@@ -69,7 +69,7 @@ const OFFSET = /^(?:GMT|UTC?)?([+-])(\d{1,2})(?::?(\d{2}))?$/i;
 function zoneOffset(zone: string | undefined): number | undefined {
   if (zone === undefined) return 0;
   const m = OFFSET.exec(zone);
-  if (!m) return ZONES[zone.toUpperCase()];
+  if (!m) return NAMED_ZONES[zone.toUpperCase()];
   const hours = +m[2]!;
   const minutes = +(m[3] ?? 0);
   if (hours > 14 || minutes > 59) return undefined;
