@@ -28,8 +28,12 @@ export interface Config {
   paymentTimeoutSec: number;
   /** Poll the sources at all (off: serve what the snapshot holds). */
   ingest: boolean;
-  /** Seconds between scheduler runs; breaking wires poll on every run. */
+  /** Breaking sources: the longest wait between two polls (the adaptive interval's ceiling). */
   pollIntervalSec: number;
+  /** Breaking sources: the shortest wait between two polls (the adaptive interval's floor), at most pollIntervalSec. */
+  pollFloorSec: number;
+  /** Subscribe to WebSub hubs (needs a PUBLIC_URL the hubs reach). */
+  websub: boolean;
   /** Worker threads for fetching and parsing. */
   ingestThreads: number;
   userAgent: string;
@@ -99,7 +103,13 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'OPTIMISTIC_MAX_UNSETTLED_USD', default: '0.05', doc: 'Optimistic mode: per-payer unsettled value above which calls settle synchronously.' },
   { env: 'SETTLE_TIMEOUT_SEC', default: '10', doc: 'Deadline of one settlement attempt; an unanswered one is retried in the background.' },
   { env: 'INGEST', default: '1', doc: 'Set to 0 to serve without polling (only what the snapshot holds).' },
-  { env: 'POLL_INTERVAL_SEC', default: '60', doc: 'Seconds between scheduler runs; breaking wires poll every run.' },
+  { env: 'POLL_INTERVAL_SEC', default: '60', doc: 'Longest wait between two polls of a breaking source (the ceiling its interval grows to while it does not change).' },
+  {
+    env: 'POLL_FLOOR_SEC',
+    default: '10',
+    doc: 'Shortest wait between two polls of a breaking source (its interval after a poll with new items); equal to POLL_INTERVAL_SEC polls at a fixed interval.',
+  },
+  { env: 'WEBSUB', default: '1', doc: 'Subscribe to the WebSub hubs feeds name (needs PUBLIC_URL reachable by the hubs); 0 polls only.' },
   { env: 'INGEST_THREADS', default: '1', doc: 'Worker threads that fetch and parse feeds.' },
   { env: 'USER_AGENT', default: DEFAULT_USER_AGENT, doc: 'User-Agent sent to sources; SEC and NWS require a contact address.' },
   { env: 'WIRES_SOURCES', default: '', doc: 'JSON file of source id → URL overrides (mirrors, proxies, fixtures).' },
@@ -178,6 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     paymentTimeoutSec: int('PAYMENT_TIMEOUT_SEC', 30, 3600),
     ingest: get('INGEST') !== '0',
     pollIntervalSec: int('POLL_INTERVAL_SEC', 1, 3600),
+    pollFloorSec: Math.min(int('POLL_FLOOR_SEC', 1, 3600), int('POLL_INTERVAL_SEC', 1, 3600)),
+    websub: get('WEBSUB') !== '0',
     ingestThreads: int('INGEST_THREADS', 1, 16),
     userAgent: get('USER_AGENT'),
     sourcesFile: get('WIRES_SOURCES') || null,

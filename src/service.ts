@@ -17,6 +17,7 @@ import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
 import type { PollResult, PollTask } from './ingest/poll-task.js';
 import { Scheduler } from './ingest/scheduler.js';
+import { WebSub } from './ingest/websub.js';
 import { saveWire } from './ingest/snapshot.js';
 import { loadSnapshots } from './ingest/warm-start.js';
 import { log } from './log.js';
@@ -58,17 +59,28 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
     const sources = scheduler?.status() ?? [];
     const failing = sources.filter((s) => s.consecutive_failures > 0).length;
     const lastPoll = scheduler?.lastPoll() ?? null;
-    // Down: polling is on but nothing has succeeded for three intervals (breaking sources
-    // poll every interval, so a live pipeline always has a recent success).
+    // Down: polling is on but nothing has succeeded for three ceilings of the breaking tier
+    // (breaking sources poll at least that often, so a live pipeline has a recent success).
     const stale = lastPoll === null ? now - startedAt : now - lastPoll;
-    const down = scheduler !== null && scheduler.runs > 0 && stale > 3 * config.pollIntervalSec * 1000;
+    const down = scheduler?.firstRunDone === true && stale > 3 * config.pollIntervalSec * 1000;
+    const edgar = sources.find((s) => s.id === 'edgar');
     const degraded = !pay || pay.settlerProblem !== null || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
     return {
       status: down ? 'down' : degraded ? 'degraded' : 'ok',
       uptime_sec: Math.floor((now - startedAt) / 1000),
       last_poll: lastPoll === null ? null : new Date(lastPoll).toISOString(),
       observed_interval_sec: scheduler?.observedIntervalSec() ?? null,
-      poll_interval_sec: scheduler ? config.pollIntervalSec : null,
+      polling: scheduler ? { breaking_floor_sec: config.pollFloorSec, breaking_ceiling_sec: config.pollIntervalSec, websub: websubState(config) } : null,
+      // EDGAR's lag: the newest acceptance time seen, when it was seen, and how far behind.
+      edgar: edgar
+        ? {
+            newest_accepted: edgar.freshness.newest_item?.published ?? null,
+            seen_at: edgar.freshness.newest_item?.seen_at ?? null,
+            lag_sec: edgar.freshness.newest_item?.lag_sec ?? null,
+            interval_sec: edgar.freshness.interval_sec,
+            last_success: edgar.last_success,
+          }
+        : null,
       tiers: wiresPerTier(),
       wires: perWire,
       sources: { total: sources.length, failing, detail: sources },
@@ -83,6 +95,13 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
       server: { uws: { version: uws.version, binary: basename(uws.binary), sha256: uws.sha256, glibc_compat: uws.glibcCompat } },
     };
   };
+}
+
+/** Why WebSub is on or off, as /health says it. */
+function websubState(config: Readonly<Config>): string {
+  if (!config.websub) return 'off (WEBSUB=0)';
+  if (config.publicUrlDefaulted) return 'off: PUBLIC_URL is not set, so no hub can reach a callback';
+  return `on: callbacks under ${config.publicUrl}/websub/`;
 }
 
 /** Loads the native HTTP layer, or refuses to start saying why (there is no slow fallback). */
@@ -149,6 +168,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
 
   let pool: Piscina | null = null;
   let scheduler: Scheduler | null = null;
+  let websub: WebSub | null = null;
   if (config.ingest) {
     pool = new Piscina({
       filename: new URL('./ingest/poll-task.js', import.meta.url).href,
@@ -163,14 +183,22 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       resourceLimits: { maxOldGenerationSizeMb: 1024 },
     });
     const runner = pool;
+    const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);
+    const pushOn = config.websub && !config.publicUrlDefaulted;
+    websub = new WebSub({
+      publicUrl: pushOn ? config.publicUrl : null,
+      offReason: websubState(config),
+      maxBodyBytes: fetcher.maxBodyBytes,
+      userAgent: config.userAgent,
+      deliver: (id, body, type, topic) => void scheduler?.deliver(id, body, type, topic),
+    });
     scheduler = new Scheduler({
       run: (task: PollTask) => runner.run(task) as Promise<PollResult>,
       wires,
       overrides,
-      pollIntervalSec: config.pollIntervalSec,
-      fetcher: fetcherOptions(config.userAgent, config.fetchTimeoutSec),
-      // SEC allows 10 requests/s per organisation; stay well under it.
-      hostSpacingMs: (host) => (host.endsWith('sec.gov') ? 150 : 0),
+      breaking: { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec },
+      fetcher,
+      websub,
     });
   }
 
@@ -183,6 +211,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
+    websub,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
     metrics: (requests: RequestStats, stream: StreamEndpoint) =>
       createRegistry({
@@ -241,6 +270,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       clearInterval(snapshotTimer);
       server.close();
       scheduler?.stop();
+      websub?.stop();
       await snapshot();
       await pool?.destroy();
       await pay?.payments.stop();

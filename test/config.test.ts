@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { checkCatalog, PAID_ROUTES, PREVIEW_ROUTES, usdToAtomic } from '../src/catalog/index.js';
 import { ConfigError, loadConfig, OPTIONS } from '../src/config.js';
-import { sourcesTableOf, tiersTable } from '../src/docs/readme-tables.js';
+import { pollingTable, sourcesTableOf, tiersTable } from '../src/docs/readme-tables.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -38,6 +38,7 @@ test('the README documents every option, route, wire and source as the code has 
   for (const r of PAID_ROUTES) assert.ok(README.includes(`\`${r.path}\``), r.path);
   // Regenerate with `node dist/scripts/readme-tables.js` after a catalogue change.
   assert.ok(README.includes(tiersTable()), 'README tiers table matches the catalogue');
+  assert.ok(README.includes(pollingTable()), 'README polling table matches the catalogue');
   assert.ok(README.includes(sourcesTableOf(new URL('../../fixtures/', import.meta.url))), 'README sources table matches the catalogue and the real captures');
 });
 

@@ -107,7 +107,7 @@ describe('the demo corpus, as served', () => {
     const notPlayed = readRealIndex()
       .filter((c) => !fixtures.played[c.sourceId]?.startsWith('real/'))
       .map((c) => c.sourceId);
-    assert.deepEqual([...new Set(notPlayed)].sort(), ['fed-press', 'fedreg-rule', 'remotive', 'status-azure', 'usaspending-over-10m']);
+    assert.deepEqual([...new Set(notPlayed)].sort(), ['edgar', 'fed-press', 'fedreg-rule', 'remotive', 'status-azure', 'usaspending-over-10m']);
     for (const s of SOURCES) assert.match(fixtures.played[s.id] ?? '', /^(real|feeds)\//, s.id);
   });
 
@@ -285,8 +285,8 @@ describe('the demo corpus, as served', () => {
       for (const a of preview.articles) assert.match(a.url, /^https?:\/\/www\.sec\.gov\/Archives\/edgar\/data\//, `${form}: ${a.url}`);
     }
     for (const i of service.wires.get('edgar')!.items()) assert.match(i.url, /^https?:\/\/www\.sec\.gov\/Archives\//);
-    const handWritten = Buffer.from(await (await fetch(fixtures.overrides['edgar-8k']!)).arrayBuffer());
-    assert.equal(fixtures.played['edgar-8k'], 'feeds/atom-edgar.xml');
+    const handWritten = Buffer.from(await (await fetch(fixtures.overrides.edgar!)).arrayBuffer());
+    assert.equal(fixtures.played.edgar, 'feeds/atom-edgar.xml');
     const text = handWritten.toString('latin1');
     assert.ok(text.includes('<link rel="alternate" href="/cgi-bin/browse-edgar?action=getcurrent"/>'));
     assert.match(text, /^<\?xml version="1.0" encoding="ISO-8859-1" \?>/);

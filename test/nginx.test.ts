@@ -21,13 +21,91 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { decodeHeader, encodePayment, signPayment } from './helpers/payments.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { startPollingService, startTestService, type PollingService, type TestService } from './helpers/service.js';
+import { startPublisher, type Publisher } from './helpers/publisher.js';
+import { startWebSubHub, type WebSubHub } from './helpers/websub-hub.js';
+import { SOURCES } from '../src/catalog/index.js';
 import { openStream, refusedUpgrade } from './helpers/ws.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/nginx/', import.meta.url));
 const NGINX = [process.env.NGINX_BIN, '/usr/sbin/nginx', '/usr/bin/nginx'].find((p): p is string => !!p && existsSync(p));
 /** Every answer through the proxy must arrive within this. */
 const ANSWER_MS = 5000;
+
+interface Nginx {
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** A real nginx on `port` with the shipped files, in front of the service on `upstreamPort`. */
+async function startNginx(port: number, upstreamPort: number): Promise<Nginx> {
+  const base = `http://127.0.0.1:${port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'wires-nginx-'));
+  // nginx run as root serves from unprivileged workers, which need to reach the temp paths.
+  chmodSync(dir, 0o755);
+  const q = (p: string) => JSON.stringify(p);
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `worker_processes 1;
+pid ${q(join(dir, 'nginx.pid'))};
+error_log ${q(join(dir, 'error.log'))} info;
+events { worker_connections 256; }
+http {
+    access_log ${q(join(dir, 'access.log'))};
+    client_body_temp_path ${q(join(dir, 'client_body'))};
+    proxy_temp_path ${q(join(dir, 'proxy'))};
+    fastcgi_temp_path ${q(join(dir, 'fastcgi'))};
+    uwsgi_temp_path ${q(join(dir, 'uwsgi'))};
+    scgi_temp_path ${q(join(dir, 'scgi'))};
+    include ${q(join(DEPLOY, 'wires-maps.conf'))};
+    upstream wires { server 127.0.0.1:${upstreamPort}; keepalive 32; keepalive_timeout 4s; }
+    server {
+        listen 127.0.0.1:${port};
+        include ${q(join(DEPLOY, 'wires-proxy.conf'))};
+    }
+}
+`,
+  );
+  let stderr = '';
+  const nginx: ChildProcess = spawn(NGINX!, ['-p', dir + '/', '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  nginx.stderr!.on('data', (c) => (stderr += c));
+  const exited = new Promise((resolve) => nginx.once('exit', resolve));
+  const stop = async () => {
+    if (nginx.exitCode === null && nginx.signalCode === null) {
+      nginx.kill('SIGTERM');
+      const stopped = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 3000))]);
+      if (stopped === 'timeout') nginx.kill('SIGKILL');
+    }
+    // Workers of a killed master exit on their own; make sure none outlives the test.
+    if (existsSync(join(dir, 'nginx.pid'))) {
+      try {
+        process.kill(Number(readFileSync(join(dir, 'nginx.pid'), 'utf8')), 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // Ready when the port answers; fail fast when nginx exits (a config error).
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (nginx.exitCode !== null || nginx.signalCode !== null) {
+      const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
+      await stop();
+      assert.fail(`nginx exited (${nginx.exitCode ?? nginx.signalCode}): ${stderr}\n${log}`);
+    }
+    const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) return { dir, stop };
+    if (Date.now() > deadline) {
+      await stop();
+      assert.fail(`nginx did not come up on ${base}: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 // ---------------------------------------------------------------------------------------
 // A raw HTTP/1.x client: the requests below are ones no ordinary client would send.
@@ -195,9 +273,7 @@ describe('nginx in front of the service (deploy/nginx)', {
   let svc: TestService;
   let svcStopped = false;
   let chain: ChainReader;
-  let dir: string;
-  let nginx: ChildProcess | undefined;
-  let nginxExit: Promise<unknown> | undefined;
+  let proxy: Nginx | undefined;
   let port: number;
   let base: string;
 
@@ -209,70 +285,13 @@ describe('nginx in front of the service (deploy/nginx)', {
     chain = new ChainReader(devnet.rpcUrl, 10_000);
     svc = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, PUBLIC_URL: base });
 
-    dir = mkdtempSync(join(tmpdir(), 'wires-nginx-'));
-    // nginx run as root serves from unprivileged workers, which need to reach the temp paths.
-    chmodSync(dir, 0o755);
-    const q = (p: string) => JSON.stringify(p);
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `worker_processes 1;
-pid ${q(join(dir, 'nginx.pid'))};
-error_log ${q(join(dir, 'error.log'))} info;
-events { worker_connections 256; }
-http {
-    access_log ${q(join(dir, 'access.log'))};
-    client_body_temp_path ${q(join(dir, 'client_body'))};
-    proxy_temp_path ${q(join(dir, 'proxy'))};
-    fastcgi_temp_path ${q(join(dir, 'fastcgi'))};
-    uwsgi_temp_path ${q(join(dir, 'uwsgi'))};
-    scgi_temp_path ${q(join(dir, 'scgi'))};
-    include ${q(join(DEPLOY, 'wires-maps.conf'))};
-    upstream wires { server 127.0.0.1:${svc.port}; keepalive 32; keepalive_timeout 4s; }
-    server {
-        listen 127.0.0.1:${port};
-        include ${q(join(DEPLOY, 'wires-proxy.conf'))};
-    }
-}
-`,
-    );
-    let stderr = '';
-    nginx = spawn(NGINX!, ['-p', dir + '/', '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    nginx.stderr!.on('data', (c) => (stderr += c));
-    nginxExit = new Promise((resolve) => nginx!.once('exit', resolve));
-    // Ready when the port answers; fail fast when nginx exits (a config error).
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (nginx.exitCode !== null || nginx.signalCode !== null) {
-        const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
-        assert.fail(`nginx exited (${nginx.exitCode ?? nginx.signalCode}): ${stderr}\n${log}`);
-      }
-      const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (up) break;
-      assert.ok(Date.now() < deadline, `nginx did not come up on ${base}: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    proxy = await startNginx(port, svc.port);
   });
 
   after(async () => {
-    if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-      nginx.kill('SIGTERM');
-      const stopped = await Promise.race([nginxExit, new Promise((r) => setTimeout(() => r('timeout'), 3000))]);
-      if (stopped === 'timeout') nginx.kill('SIGKILL');
-    }
-    // Workers of a killed master exit on their own; make sure none outlives the test.
-    if (dir && existsSync(join(dir, 'nginx.pid'))) {
-      try {
-        process.kill(Number(readFileSync(join(dir, 'nginx.pid'), 'utf8')), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
+    await proxy?.stop();
     if (!svcStopped) await svc?.stop();
     await devnet?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const get = (path: string, init?: RequestInit) => fetch(base + path, { signal: AbortSignal.timeout(ANSWER_MS), ...init });
@@ -479,3 +498,56 @@ if (!NGINX && process.env.CI) {
     assert.fail('nginx not found: apt-get install -y --no-install-recommends nginx (scripts/install-system-deps.sh)');
   });
 }
+
+describe('WebSub through nginx: a hub verifies and delivers to the callback behind the proxy', {
+  skip: !NGINX && !process.env.CI ? 'nginx is not installed (scripts/install-system-deps.sh installs it; in CI this suite fails instead)' : false,
+}, () => {
+  let hub: WebSubHub;
+  let feed: Publisher;
+  let run: PollingService;
+  let proxy: Nginx | undefined;
+  let base: string;
+
+  before(async () => {
+    assert.ok(NGINX, 'nginx is required in CI: apt-get install -y --no-install-recommends nginx (scripts/install-system-deps.sh)');
+    hub = await startWebSubHub({ algorithm: 'sha256' });
+    feed = await startPublisher({ hub: hub.url });
+    const port = await freePort();
+    const servicePort = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const overrides = Object.fromEntries(SOURCES.map((s) => [s.id, 'http://127.0.0.1:9/closed']));
+    overrides.techcrunch = feed.url;
+    // The hub reaches the callback at PUBLIC_URL, which is nginx: it starts with the service,
+    // so it listens before the service's first poll subscribes.
+    [proxy, run] = await Promise.all([startNginx(port, servicePort), startPollingService(overrides, { PORT: String(servicePort), PUBLIC_URL: base, USER_AGENT: 'Wires Test ops@example.com' })]);
+  });
+
+  after(async () => {
+    await proxy?.stop();
+    await run?.service.stop();
+    await hub?.close();
+    await feed?.close();
+  });
+
+  test('subscribed, verified and delivered through the proxy; a forged or mistopicked notification is refused there too', async () => {
+    const sub = await hub.waitForSubscription(feed.url, 10_000);
+    assert.equal(sub.callback, `${base}/websub/techcrunch`);
+    feed.add('Story through the proxy');
+    assert.deepEqual(await hub.publish(feed.url), [202]);
+    const news = run.service.wires.get('news')!;
+    const deadline = Date.now() + 5000;
+    while (!news.get('tech', 'Story through the proxy') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(news.get('tech', 'Story through the proxy'), 'the pushed story is on the wire');
+    assert.deepEqual(await hub.distribute(feed.url, '<rss/>', 'application/rss+xml', { secret: 'forged' }), [403]);
+    // X-Hub-Signature and Link reach the service: a correct signature for another topic is refused for the topic.
+    const { createHmac } = await import('node:crypto');
+    const body = '<rss/>';
+    const res = await fetch(`${base}/websub/techcrunch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/rss+xml', 'x-hub-signature': `sha256=${createHmac('sha256', sub.secret!).update(body).digest('hex')}`, link: '<https://elsewhere.example/>; rel="self"' },
+      body,
+    });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, 'topic_mismatch');
+  });
+});

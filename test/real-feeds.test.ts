@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { SOURCES, type SourceDef } from '../src/catalog/index.js';
+import { filtersOf, SOURCES, type SourceDef } from '../src/catalog/index.js';
 import { noItemsReason, parseSource, type ParseResult } from '../src/ingest/parse/index.js';
 import { WireIndex } from '../src/search/wire-index.js';
 
@@ -287,7 +287,7 @@ function checkCapture(cap: Capture, sourceId: string, keeps?: number, keepsReaso
   const used = new Set<number>();
   for (const item of items) {
     const label = `"${item.title.slice(0, 70)}"`;
-    if (item.filter !== source.filter) problems.push(`${label}: served under ${item.filter}, the source's filter value is ${source.filter}`);
+    if (!filtersOf(source).includes(item.filter)) problems.push(`${label}: served under ${item.filter}, the source's filter values are ${filtersOf(source).join(', ')}`);
     if (TAG.test(item.title)) problems.push(`${label}: markup in title`);
     if (ENTITY.test(item.title)) problems.push(`${label}: undecoded entity in title`);
     if (MOJIBAKE.test(item.title)) problems.push(`${label}: mojibake in title`);

@@ -461,7 +461,10 @@ describe('documents', () => {
         ROUTES.some((r) => r.path === s.wire && r.kind === 'paid'),
         s.wire,
       );
-      for (const key of ['id', 'filter', 'format', 'url', 'tier']) assert.equal(typeof s[key], 'string', key);
+      for (const key of ['id', 'format', 'url', 'tier']) assert.equal(typeof s[key], 'string', key);
+      // One filter value, or (EDGAR) null and the values its entries are routed to.
+      assert.ok(Array.isArray(s.filters) && s.filters.length > 0 && s.filters.every((f: string) => WIRES.some((w) => w.filter.values.includes(f))), s.id);
+      assert.ok(s.filter === null ? s.filters.length > 1 : s.filters[0] === s.filter, s.id);
     }
   });
 

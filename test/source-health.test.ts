@@ -27,8 +27,6 @@ const linked = (tag: string, i: number) => `<item><title>${tag} story ${i}</titl
 const unlinked = (tag: string, i: number) => `<item><title>${tag} story ${i}</title><guid isPermaLink="false">${tag}-${i}</guid><pubDate>${pubDate(i)}</pubDate></item>`;
 
 const REAL = (file: string) => readFileSync(new URL(`../../fixtures/real/${file}`, import.meta.url));
-/** EDGAR's 13F-HR listing, as the 8-K source would see it if its `type=` stopped applying. */
-const EDGAR_13F = REAL('edgar-getcurrent-13F-HR-2018-04-24.xml');
 /** EDGAR's 10-K listing without its form categories: what a change of EDGAR's format would look like. */
 const EDGAR_NO_FORMS = Buffer.from(
   REAL('edgar-getcurrent-10-K-2016-02-25.xml')
@@ -43,7 +41,6 @@ before(async () => {
   server = createServer((req, res) => {
     res.setHeader('content-type', 'application/rss+xml');
     if (req.url === '/no-links') return void res.end(rss([0, 1, 2].map((i) => unlinked('nolink', i))));
-    if (req.url === '/edgar-13f') return void res.setHeader('content-type', 'application/atom+xml').end(EDGAR_13F);
     if (req.url === '/edgar-no-forms') return void res.setHeader('content-type', 'application/atom+xml').end(EDGAR_NO_FORMS);
     if (req.url === '/degrading') {
       // First document: 10 good entries. Later ones: 7 of 10 without a link.
@@ -65,8 +62,7 @@ test('entries but no item: a failed poll with its reason in /sources and /health
   const overrides: Record<string, string> = Object.fromEntries(SOURCES.map((s) => [s.id, 'http://127.0.0.1:9/']));
   overrides['hn-show'] = `${url}/no-links`;
   overrides['hn-rising'] = `${url}/degrading`;
-  overrides['edgar-8k'] = `${url}/edgar-13f`;
-  overrides['edgar-10k'] = `${url}/edgar-no-forms`;
+  overrides.edgar = `${url}/edgar-no-forms`;
   writeFileSync(file, JSON.stringify(overrides));
 
   const child = spawn(process.execPath, [MAIN], {
@@ -97,20 +93,15 @@ test('entries but no item: a failed poll with its reason in /sources and /health
     assert.equal(failed.last_error.code, 'parse_no_items');
     assert.equal(failed.last_error.message, '3 of 3 entries skipped: no usable link');
     assert.equal(failed.items_held, 0);
-    // The source's own rule removed every entry: as loud as a missing link.
-    const otherForms = await until('the 8-K source to fail on a 13F-HR listing', async () => {
-      const st = await sourceState('edgar-8k');
+    // The source's own rule removed every entry (a change of EDGAR's format): as loud as a missing link.
+    const noForms = await until('EDGAR to fail on entries without a form', async () => {
+      const st = await sourceState('edgar');
       return st?.last_error ? st : undefined;
     });
-    assert.equal(otherForms.last_error.code, 'parse_no_items');
-    assert.equal(otherForms.last_error.message, '100 of 100 entries dropped: another form than 8-K');
-    const noForms = await until('the 10-K source to fail on entries without a form', async () => {
-      const st = await sourceState('edgar-10k');
-      return st?.last_error ? st : undefined;
-    });
+    assert.equal(noForms.last_error.code, 'parse_no_items');
     assert.equal(noForms.last_error.message, '40 of 40 entries dropped: no form category');
     const health = (await (await fetch(`${base}/health`)).json()) as any;
-    for (const id of ['edgar-8k', 'edgar-10k']) assert.ok(health.sources.detail.find((s: any) => s.id === id).consecutive_failures >= 1, `${id} counted as failing in /health`);
+    assert.ok(health.sources.detail.find((s: any) => s.id === 'edgar').consecutive_failures >= 1, 'EDGAR counted as failing in /health');
     const detail = health.sources.detail.find((s: any) => s.id === 'hn-show');
     assert.ok(detail.consecutive_failures >= 1, 'counted as failing in /health');
 

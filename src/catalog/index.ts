@@ -6,6 +6,7 @@ import { durationMs } from './duration.js';
 import { WIRES, type RouteDef, type SourceDef, type Tier, type WireDef } from './wires.js';
 
 export { WIRES } from './wires.js';
+export { budgetOf, DEFAULT_BUDGET, HOST_BUDGETS, intervalRange, QUIET_GROWTH, TIER_POLLING } from './polling.js';
 export type { QueryKind, RouteDef, SourceDef, SourceFormat, Tier, WireDef } from './wires.js';
 
 export interface Route {
@@ -26,8 +27,10 @@ export interface Route {
 /** Spellings used in the specification's examples that are not routes of the contract. */
 export const REDIRECTS: ReadonlyMap<string, string> = new Map([['/quakes/preview', '/quake/preview']]);
 
-/** Minimum seconds between two polls of a source, per tier (spec section 1). */
-export const TIER_MIN_INTERVAL_SEC: Readonly<Record<Tier, number>> = { breaking: 0, timely: 300, sparse: 900 };
+/** The filter values a source feeds: its own, or every value it routes entries to. */
+export function filtersOf(source: Pick<SourceDef, 'filter' | 'routes'>): string[] {
+  return source.routes ? Object.keys(source.routes) : [source.filter!];
+}
 
 /** Converts a decimal USD price to USDC atomic units without floating point. */
 export function usdToAtomic(price: string): string {
@@ -78,12 +81,13 @@ export function checkCatalog(): void {
     }
     for (const v of wire.filter.values) {
       if (v !== v.toLowerCase()) throw new Error(`${wire.id}: filter value ${v} is not lowercase`);
-      if (!wire.sources.some((s) => s.filter === v)) throw new Error(`${wire.id}: filter value ${v} has no source`);
+      if (!wire.sources.some((s) => filtersOf(s).includes(v))) throw new Error(`${wire.id}: filter value ${v} has no source`);
     }
     for (const s of wire.sources) {
       if (sourceIds.has(s.id)) throw new Error(`duplicate source id ${s.id}`);
       sourceIds.add(s.id);
-      if (!wire.filter.values.includes(s.filter)) throw new Error(`${s.id}: unknown filter ${s.filter}`);
+      if ((s.filter === undefined) === (s.routes === undefined)) throw new Error(`${s.id}: a source has either a filter or routes`);
+      for (const f of filtersOf(s)) if (!wire.filter.values.includes(f)) throw new Error(`${s.id}: unknown filter ${f}`);
     }
     retentionMs(wire);
   }

@@ -23,8 +23,14 @@ export interface SourceDef {
   id: string;
   /** Human name shown as the Article's `source`. */
   name: string;
-  /** The filter value this source feeds. */
-  filter: string;
+  /** The filter value this source feeds (absent when `routes` sends each entry to its own). */
+  filter?: string;
+  /**
+   * A source that feeds several filter values: filter value → the category terms of its
+   * entries (EDGAR's form names; an amendment `X/A` goes with `X`). Entries of any other
+   * category are dropped and counted.
+   */
+  routes?: Readonly<Record<string, readonly string[]>>;
   format: SourceFormat;
   url: string;
   /**
@@ -32,6 +38,14 @@ export interface SourceDef {
    * (e.g. the whole KEV catalogue, or job boards that allow a few requests a day).
    */
   minIntervalSec?: number;
+  /** Its own fixed poll interval instead of its tier's adaptive range (see ./polling.ts), and why. */
+  interval?: { sec: number; why: string };
+  /**
+   * Paging: the query parameter that skips entries and the page size. When a poll's first
+   * page does not reach back to the newest entry of the previous poll, the next pages are
+   * fetched until it does (within the source's request budget).
+   */
+  paging?: { param: string; size: number; maxPages: number };
 }
 
 export interface RouteDef {
@@ -73,7 +87,6 @@ function preview(path: string, summary: string, q: QueryKind = 'text', qRequired
 }
 
 const CNBC = (id: string) => `https://search.cnbc.com/rs/search/combinedcms/view.xml?partnerId=wrss01&id=${id}`;
-const EDGAR = (type: string) => `https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=${type}&company=&dateb=&owner=include&start=0&count=100&output=atom`;
 const FEDREG = (code: string) => `https://www.federalregister.gov/api/v1/documents.json?conditions[type][]=${code}&order=newest&per_page=50`;
 const CL = (court: string) => `https://www.courtlistener.com/feed/court/${court}/`;
 
@@ -124,14 +137,28 @@ export const WIRES: readonly WireDef[] = [
     retention: '7d',
     maxItems: 20_000,
     sources: [
-      { id: 'edgar-8k', name: 'SEC EDGAR', filter: '8-k', format: 'atom', url: EDGAR('8-K') },
-      { id: 'edgar-10q', name: 'SEC EDGAR', filter: '10-q', format: 'atom', url: EDGAR('10-Q') },
-      { id: 'edgar-10k', name: 'SEC EDGAR', filter: '10-k', format: 'atom', url: EDGAR('10-K') },
-      { id: 'edgar-form4', name: 'SEC EDGAR', filter: 'form-4', format: 'atom', url: EDGAR('4') },
-      { id: 'edgar-s1', name: 'SEC EDGAR', filter: 's-1', format: 'atom', url: EDGAR('S-1') },
-      { id: 'edgar-13f', name: 'SEC EDGAR', filter: '13f', format: 'atom', url: EDGAR('13F-HR') },
-      { id: 'edgar-6k', name: 'SEC EDGAR', filter: '6-k', format: 'atom', url: EDGAR('6-K') },
-      { id: 'edgar-13d', name: 'SEC EDGAR', filter: '13d', format: 'atom', url: EDGAR('SCHEDULE%2013D') },
+      {
+        id: 'edgar',
+        name: 'SEC EDGAR',
+        format: 'atom',
+        // Every form in one listing, newest first; `owner=include` keeps ownership forms (Form 4).
+        url: 'https://www.sec.gov/cgi-bin/browse-edgar?action=getcurrent&type=&company=&dateb=&owner=include&start=0&count=100&output=atom',
+        routes: {
+          '8-k': ['8-K'],
+          '10-q': ['10-Q'],
+          '10-k': ['10-K'],
+          'form-4': ['4'],
+          's-1': ['S-1'],
+          '13f': ['13F-HR'],
+          '6-k': ['6-K'],
+          '13d': ['SCHEDULE 13D', 'SC 13D'],
+        },
+        interval: {
+          sec: 2,
+          why: 'SEC allows 10 requests/s: one every 2 s is 5 % of that, keeps a filing under 2 s behind on average and 5 s at worst (one interval plus a fetch), and a 100-entry page covers 50 filings a second before paging is needed',
+        },
+        paging: { param: 'start', size: 100, maxPages: 10 },
+      },
     ],
   },
   {

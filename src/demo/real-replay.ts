@@ -43,8 +43,9 @@ export interface RealCapture {
  * `news-*` source and a `crypto` one). Where a source has two captures, the newer format plays.
  *
  * Not played, on purpose (the hand-written fixture stays; see fixtures/feeds/index.json):
- * - the EDGAR captures for the other `edgar-*` forms: they list 10-K and 13F-HR filings only,
- *   which the parser rightly keeps out of an 8-K or Form 4 source;
+ * - the EDGAR captures: each lists one form (10-K, 13F-HR, Form 4), while the `edgar` source
+ *   reads the listing of every form; the hand-written all-forms listing gives every form filter
+ *   value its filings;
  * - a BBC, CNBC, Statuspage, Ars Technica or WWR capture for its siblings: another section,
  *   provider or category's stories would be served under the wrong filter value;
  * - `remotive-api-remote-jobs` (a `?limit=20` query of every category, not `software-dev`) and
@@ -64,8 +65,6 @@ export interface RealCapture {
  * enforcement filters).
  */
 export const REPLAY: Readonly<Record<string, { file: string; clock?: string }>> = {
-  'edgar-10k': { file: 'edgar-getcurrent-10-K-2016-02-25.xml' },
-  'edgar-13f': { file: 'edgar-getcurrent-13F-HR-2018-04-24.xml' },
   'usgs-significant': { file: 'usgs-significant_week-2017-12.geojson' },
   'usgs-4.5': { file: 'usgs-4.5_day-2023-07.geojson', clock: 'usgs-2023-07' },
   'usgs-2.5': { file: 'usgs-2.5_day-2023-07.geojson', clock: 'usgs-2023-07' },

@@ -10,7 +10,7 @@
  * with createElement and textContent only.
  */
 import { createHash } from 'node:crypto';
-import { PAID_ROUTES, SOURCES, TIER_MIN_INTERVAL_SEC, WIRES, type QueryKind, type RouteDef, type Tier, type WireDef } from '../catalog/index.js';
+import { filtersOf, PAID_ROUTES, SOURCES, TIER_POLLING, WIRES, type QueryKind, type RouteDef, type Tier, type WireDef } from '../catalog/index.js';
 
 export interface HomePage {
   html: string;
@@ -71,8 +71,9 @@ function duration(text: string): string {
 }
 
 function tierCadence(tier: Tier): string {
-  const sec = TIER_MIN_INTERVAL_SEC[tier];
-  return sec === 0 ? 'every poll run' : `every ${Math.round(sec / 60)} min`;
+  const { floorSec, ceilingSec } = TIER_POLLING[tier];
+  const t = (sec: number) => (sec < 60 ? `${sec} s` : `${Math.round(sec / 60)} min`);
+  return `every ${t(floorSec)}–${t(ceilingSec)}`;
 }
 
 function qNote(r: RouteDef): string {
@@ -696,7 +697,7 @@ export function buildHomePage(publicUrl: string): HomePage {
       qRequired: w.preview.qRequired,
       filter: w.filter.name,
       values: w.filter.values,
-      sources: w.sources.map((s): [string, string, string] => [s.id, s.name, s.filter]),
+      sources: w.sources.map((s): [string, string, string] => [s.id, s.name, filtersOf(s).join(', ')]),
     })),
     refreshMs: HEALTH_REFRESH_MS,
   };

@@ -4,7 +4,7 @@
  * `node dist/scripts/readme-tables.js` prints them after a catalogue change.
  */
 import { readFileSync } from 'node:fs';
-import { SOURCES, WIRES } from '../catalog/index.js';
+import { DEFAULT_BUDGET, filtersOf, HOST_BUDGETS, SOURCES, TIER_POLLING, WIRES } from '../catalog/index.js';
 
 /** A real captured document of fixtures/real/ that test/real-feeds.test.ts parses as a source. */
 interface CaptureRef {
@@ -22,7 +22,7 @@ function sourcesTable(captures: ReadonlyMap<string, readonly CaptureRef[]>, hand
   const rows = SOURCES.map((s) => {
     const refs = captures.get(s.id);
     const real = refs ? refs.map((c) => `\`${c.file}\`${c.sameTemplate ? ' (same template)' : ''}`).join(', ') : `none found; hand-written \`${handWritten[s.id] ?? '?'}\``;
-    return `| \`${s.wire.paid[0]!.path}\` | ${s.filter} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} | ${real} |`;
+    return `| \`${s.wire.paid[0]!.path}\` | ${filtersOf(s).join(', ')} | ${s.name} (\`${s.id}\`) | ${s.format} | ${s.wire.tier} | ${real} |`;
   });
   return ['| Wire | Filter | Source (id) | Format | Tier | Real capture tested |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
@@ -45,4 +45,19 @@ export function sourcesTableOf(fixturesDir: URL): string {
 export function tiersTable(): string {
   const rows = WIRES.map((w) => `| ${w.id} | ${w.tier} | ${w.retention} | ${w.maxItems.toLocaleString('en-US')} |`);
   return ['| Wire | Tier | Retention (default and largest `since`) | Max items |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Every poll interval and request budget, with where each number comes from. */
+export function pollingTable(): string {
+  const rows = [
+    ...Object.entries(TIER_POLLING).map(([tier, t]) => `| ${tier} tier | every ${t.floorSec}–${t.ceilingSec} s | ${t.why} |`),
+    ...SOURCES.filter((s) => s.interval !== undefined || s.minIntervalSec !== undefined).map((s) =>
+      s.interval !== undefined
+        ? `| \`${s.id}\` | every ${s.interval.sec} s, fixed | ${s.interval.why} |`
+        : `| \`${s.id}\` | at least ${s.minIntervalSec} s apart | the publisher's own politeness floor |`,
+    ),
+    ...Object.entries(HOST_BUDGETS).map(([host, b]) => `| \`${host}\` | at most ${b.perSecond} requests in any second${b.noRetries ? ', no retries' : ''} | ${b.why} |`),
+    `| any other host | at most ${DEFAULT_BUDGET.perSecond} request in any second | ${DEFAULT_BUDGET.why} |`,
+  ];
+  return ['| What | Polled | Why |', '|---|---|---|', ...rows].join('\n');
 }

@@ -1,5 +1,5 @@
 /** `/sources`: every source of every wire as the catalogue declares it, with its poll state. */
-import { SOURCES } from '../catalog/index.js';
+import { filtersOf, SOURCES } from '../catalog/index.js';
 import type { SourceStatus } from '../ingest/scheduler.js';
 import { sourceKey, type WireIndex } from '../search/wire-index.js';
 
@@ -22,7 +22,8 @@ export function buildSourceList(status: readonly SourceStatus[], wires: Readonly
       id: s.id,
       name: s.name,
       wire: s.wire.paid[0]!.path,
-      filter: s.filter,
+      filter: s.filter ?? null,
+      filters: filtersOf(s),
       format: s.format,
       // The URL actually polled (after WIRES_SOURCES overrides).
       url: state?.url ?? s.url,
@@ -35,10 +36,12 @@ export function buildSourceList(status: readonly SourceStatus[], wires: Readonly
             last_error: state.last_error,
             consecutive_failures: state.consecutive_failures,
             items: state.items,
-            items_held: heldBy(s.wire.id, s.name, s.filter),
+            items_held: filtersOf(s).reduce((n, f) => n + heldBy(s.wire.id, s.name, f), 0),
             entries_skipped: state.skipped,
             last_document: state.last_document,
             etag_hits: state.etag_hits,
+            freshness: state.freshness,
+            delivery: state.delivery,
           }
         : null,
     };

@@ -29,6 +29,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
+import type { CallbackAnswer, WebSub } from '../ingest/websub.js';
 import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
@@ -47,6 +48,8 @@ export interface ServerDeps {
   metrics: (requests: RequestStats, stream: StreamEndpoint) => Registry;
   /** The wires, whose stored items /stream pushes. */
   wires: ReadonlyMap<string, WireIndex>;
+  /** The WebSub subscriber whose callbacks live under /websub/; null without ingestion. */
+  websub?: WebSub | null;
   streamTiming?: StreamTiming;
 }
 
@@ -298,6 +301,57 @@ function mcpHandler(deps: ServerDeps) {
   };
 }
 
+const WEBSUB_PREFIX = '/websub/';
+const WEBSUB_SLOT = '/websub/:source';
+
+/**
+ * `/websub/<source id>`: the WebSub callback. GET is the hub's verification of intent, POST a
+ * content notification, read under the fetcher's body cap (the same documents a poll takes).
+ */
+function websubHandler(deps: ServerDeps) {
+  const websub = deps.websub!;
+  const cap = websub.maxBodyBytes;
+  return (res: HttpResponse, req: HttpRequest, m: string, path: string): void => {
+    const { stats, slot, start } = timing;
+    // Source ids are plain ASCII: the path is taken as it is, never percent-decoded.
+    const sourceId = path.slice(WEBSUB_PREFIX.length);
+    let done = false;
+    res.onAborted(() => {
+      done = true;
+    });
+    const answer = (a: CallbackAnswer, close = false) => {
+      if (done) return;
+      done = true;
+      res.cork(() => {
+        enterTiming(stats, slot, start);
+        send(res, 'get', a.status, a.body, a.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : JSON_TYPE, [['Cache-Control', 'no-store']], close);
+      });
+    };
+    if (m === 'get') return answer(websub.verify(sourceId, new URLSearchParams(req.getQuery() ?? '')));
+    if (m !== 'post')
+      return answer({ status: 405, body: JSON.stringify({ error: 'method_not_allowed', message: 'A WebSub callback takes GET (verification) and POST (notification).' }), contentType: 'json' });
+    const headers = { signature: req.getHeader('x-hub-signature'), link: req.getHeader('link'), contentType: req.getHeader('content-type') };
+    const tooLarge = () => answer({ status: 413, body: JSON.stringify({ error: 'body_too_large', message: `A notification body is at most ${cap} bytes.` }), contentType: 'json' }, true);
+    if (Number(req.getHeader('content-length') || 0) > cap) {
+      log.warn('websub: notification refused', { source: sourceId, error: 'body_too_large' });
+      return tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > cap) {
+        log.warn('websub: notification refused', { source: sourceId, error: 'body_too_large' });
+        return tooLarge();
+      }
+      // uWS reuses the chunk's memory after this callback: copy it.
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) answer(websub.notify(sourceId, headers, Buffer.concat(chunks)));
+    });
+  };
+}
+
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
 export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
@@ -306,11 +360,12 @@ export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: Stream
   // Requests that are no WebSocket upgrade reach the dispatcher.
   handlers.set(STREAM_PATH, (res, _req, method) => sendError(res, method, UPGRADE_REQUIRED, false, [['Upgrade', 'websocket']]));
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
-  const stats = new RequestStats([...handlers.keys(), OTHER_ROUTE]);
+  const stats = new RequestStats([...handlers.keys(), ...(deps.websub ? [WEBSUB_SLOT] : []), OTHER_ROUTE]);
   const app = deps.uws.uws.App();
   const stream = attachStream(app, { ...deps, offers }, stats);
   handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);
+  const websub = deps.websub ? websubHandler(deps) : null;
   app.any('/*', (res, req) => {
     let method: Method = 'get';
     const start = performance.now();
@@ -322,6 +377,10 @@ export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: Stream
       enterTiming(stats, handler ? stats.slot(path) : stats.slot(OTHER_ROUTE), start);
       if (m === 'head') method = 'head';
       if (path === '/mcp' && m === 'post') return mcpPost(res, req);
+      if (websub && path.startsWith(WEBSUB_PREFIX) && (m === 'post' || !announcesBody(req))) {
+        enterTiming(stats, stats.slot(WEBSUB_SLOT), start);
+        return websub(res, req, m, path);
+      }
       // Only POST /mcp reads a body: any other one is refused unread, and the connection
       // closed, instead of being read to its end (which could be gigabytes).
       if (announcesBody(req)) {

@@ -14,8 +14,15 @@ export const APPLY_SLICE_MS = 0.5;
 
 const decoder = new TextDecoder();
 
+/** What a batch brought: items the wire did not hold, and the newest publication time among them. */
+export interface Applied {
+  added: number;
+  newest: number | null;
+}
+
 /** `lines`: the items as UTF-8 JSON lines, as the worker encodes them (`encodeItems`). */
-export async function applyItems(index: WireIndex, lines: Uint8Array, now: number): Promise<void> {
+export async function applyItems(index: WireIndex, lines: Uint8Array, now: number): Promise<Applied> {
+  const applied: Applied = { added: 0, newest: null };
   let sliceStart = performance.now();
   const one: Item[] = [];
   for (let start = 0; start < lines.length; ) {
@@ -30,12 +37,15 @@ export async function applyItems(index: WireIndex, lines: Uint8Array, now: numbe
     const { publishedIsFirstSeen, ...item } = parsed;
     // A date-only or undated item is stamped with the time we first saw it; later polls
     // must not move it forward, or it would look fresh forever.
-    if (publishedIsFirstSeen) {
-      const known = index.get(item.filter, item.id);
-      if (known) item.published = known.published;
+    const known = index.get(item.filter, item.id);
+    if (publishedIsFirstSeen && known) item.published = known.published;
+    if (!known) {
+      applied.added++;
+      if (applied.newest === null || item.published > applied.newest) applied.newest = item.published;
     }
     one[0] = item;
     index.add(one, now);
   }
   index.evict(now);
+  return applied;
 }

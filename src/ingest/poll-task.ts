@@ -12,9 +12,21 @@ import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem } 
 
 export interface PollTask {
   source: SourceDef;
-  request: FetchRequest;
+  /** What to fetch; or `document`, a body already received (a WebSub content notification). */
+  request?: FetchRequest;
+  document?: { body: Uint8Array; contentType?: string; url: string };
   now: number;
   fetcher: FetcherOptions;
+}
+
+/** WebSub discovery and the server's freshness hint, from the document and its headers. */
+export interface PollHints {
+  /** `Cache-Control: max-age` less `Age`, in ms. */
+  maxAgeMs?: number;
+  /** Hub links as written, from the document and from `Link` headers. */
+  hubs: string[];
+  /** The topic: the self link of the document or of its `Link` headers. */
+  self?: string;
 }
 
 export type PollResult =
@@ -34,12 +46,15 @@ export type PollResult =
       /** The most frequent reason, as "N of M entries skipped: reason". */
       skipReason: string | null;
       warnings: string[];
+      /** Publication times of the document's newest and oldest entries (for paging). */
+      span: { newest: number; oldest: number } | null;
+      hints: PollHints;
       etag?: string;
       lastModified?: string;
       bytes: number;
       ms: number;
     }
-  | { kind: 'not-modified'; etag?: string; lastModified?: string; ms: number }
+  | { kind: 'not-modified'; etag?: string; lastModified?: string; hints: PollHints; ms: number }
   | { kind: 'error'; code: string; message: string; status?: number; retryAfterMs?: number; ms: number };
 
 let fetcher: Fetcher | undefined;
@@ -61,19 +76,31 @@ if (process.platform === 'linux') {
 }
 
 export async function runPoll(task: PollTask): Promise<PollResult> {
+  if (task.document)
+    return parseDocument(task, { kind: 'ok', body: task.document.body, contentType: task.document.contentType, finalUrl: task.document.url, bytes: task.document.body.length, ms: 0 }, { hubs: [] });
   fetcher ??= new Fetcher(task.fetcher);
-  const res = await fetcher.fetch(task.request);
+  const res = await fetcher.fetch(task.request!);
   if (res.kind === 'error') {
     const out: PollResult = { kind: 'error', code: res.code, message: res.message, ms: res.ms };
     if (res.status !== undefined) out.status = res.status;
     if (res.retryAfterMs !== undefined) out.retryAfterMs = res.retryAfterMs;
     return out;
   }
-  const validators = (r: { etag?: string; lastModified?: string }) => ({
-    ...(r.etag !== undefined && { etag: r.etag }),
-    ...(r.lastModified !== undefined && { lastModified: r.lastModified }),
-  });
-  if (res.kind === 'not-modified') return { kind: 'not-modified', ms: res.ms, ...validators(res) };
+  const hints: PollHints = { hubs: res.linkHubs ?? [] };
+  if (res.maxAgeMs !== undefined) hints.maxAgeMs = res.maxAgeMs;
+  if (res.linkSelf !== undefined) hints.self = res.linkSelf;
+  if (res.kind === 'not-modified') return { kind: 'not-modified', ms: res.ms, hints, ...validators(res) };
+  return parseDocument(task, res, hints);
+}
+
+const validators = (r: { etag?: string; lastModified?: string }) => ({
+  ...(r.etag !== undefined && { etag: r.etag }),
+  ...(r.lastModified !== undefined && { lastModified: r.lastModified }),
+});
+
+type Received = { kind: 'ok'; body: Uint8Array; contentType?: string | undefined; finalUrl: string; bytes: number; ms: number; etag?: string; lastModified?: string };
+
+function parseDocument(task: PollTask, res: Received, hints: PollHints): PollResult {
   const started = performance.now();
   try {
     // Relative links resolve against where the document was finally served from.
@@ -81,6 +108,8 @@ export async function runPoll(task: PollTask): Promise<PollResult> {
     const { dropReason, skipReason } = lossReasons(parsed);
     const none = noItemsReason(parsed);
     if (none !== null) return { kind: 'error', code: 'parse_no_items', message: none, ms: res.ms };
+    hints.hubs.push(...parsed.hubs);
+    if (hints.self === undefined && parsed.self !== undefined) hints.self = parsed.self;
     return {
       kind: 'items',
       items: encodeItems(parsed.items),
@@ -91,6 +120,8 @@ export async function runPoll(task: PollTask): Promise<PollResult> {
       skipped: parsed.skipped,
       skipReason,
       warnings: parsed.warnings.slice(0, 10),
+      span: parsed.span,
+      hints,
       bytes: res.bytes,
       ms: res.ms + (performance.now() - started),
       ...validators(res),

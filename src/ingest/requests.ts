@@ -56,7 +56,7 @@ function usaspendingBody(filter: string, now: number): string {
 /** `url` is the source's URL after overrides (WIRES_SOURCES). */
 export function buildRequest(source: SourceDef, url: string, now: number): FetchRequest {
   if (source.id.startsWith('usaspending-')) {
-    return { url, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: usaspendingBody(source.filter, now) };
+    return { url, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: usaspendingBody(source.filter!, now) };
   }
   const req: FetchRequest = { url };
   const headers = HEADERS[source.id];

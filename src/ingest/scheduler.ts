@@ -1,34 +1,46 @@
 /**
- * Decides which sources to poll, hands the polls to the worker pool, and applies finished
- * results to the wires. It runs on the serving thread but does no parsing there: it only
- * keeps per-source state and swaps in finished batches.
+ * Decides when each source is polled, hands the polls to the worker pool, and applies
+ * finished results to the wires. It runs on the serving thread but does no parsing there: it
+ * only keeps per-source state and swaps in finished batches.
  *
- * Cadence (spec section 1): a scheduler run every POLL_INTERVAL_SEC (with jitter); breaking
- * wires poll on every run, timely ones at most every 5 minutes, sparse ones at most every
- * 15 minutes, and a source's own politeness floor (`minIntervalSec`) and a server's
- * Retry-After always win. A source is never polled while its previous poll is in flight.
+ * Each source has an interval of its own (src/catalog/polling.ts): it drops to the floor when
+ * a poll brings new items and grows by half when one brings nothing, up to the tier's
+ * ceiling; a server's `Cache-Control: max-age` and `Retry-After` are honoured, and 429/503
+ * double it. Every request draws from its host's budget (paging included), so no host gets
+ * more than its limit however many sources it serves. A source is never polled while its
+ * previous poll is in flight. While a WebSub hub pushes a source, it is polled only as a check.
  */
-import { SOURCES, TIER_MIN_INTERVAL_SEC, type SourceDef, type Tier } from '../catalog/index.js';
+import { budgetOf, intervalRange, QUIET_GROWTH, SOURCES, type SourceDef, type Tier, filtersOf } from '../catalog/index.js';
 import { log } from '../log.js';
-import { applyItems } from './apply.js';
+import { applyItems, type Applied } from './apply.js';
+import { RequestBudget } from './budget.js';
 import type { FetcherOptions } from './fetch/fetcher.js';
 import type { PollResult, PollTask } from './poll-task.js';
 import { buildRequest } from './requests.js';
+import type { WebSub, PushStatus } from './websub.js';
 import type { WireIndex } from '../search/wire-index.js';
 
 export type PollRunner = (task: PollTask) => Promise<PollResult>;
 
-/** What /health and /sources show per source. */
 /** A rise of this much in the share of skipped entries between two documents is a warning… */
 const SKIP_RISE = 0.3;
 /** …for documents with at least this many entries. */
 const SKIP_RISE_MIN_ENTRIES = 5;
 const round = (x: number) => Math.round(x * 100) / 100;
+/** How often due sources are looked for. */
+const TICK_MS = 250;
+/** While a hub pushes a source, it is polled this often at most, as a check. */
+export const PUSH_CHECK_MS = 10 * 60_000;
+/** Failure backoff doubles per consecutive failure up to this. */
+const MAX_BACKOFF_MS = 3_600_000;
 
+/** What /health and /sources show per source. */
 export interface SourceStatus {
   id: string;
   wire: string;
-  filter: string;
+  /** The filter value, or null for a source that routes its entries (`filters` lists them). */
+  filter: string | null;
+  filters: string[];
   tier: Tier;
   url: string;
   polls: number;
@@ -45,17 +57,46 @@ export interface SourceStatus {
   items: number;
   etag_hits: number;
   next_poll_after: string | null;
+  /** How fresh the source is, and why it is polled as it is. */
+  freshness: {
+    interval_sec: number;
+    floor_sec: number;
+    ceiling_sec: number;
+    interval_reason: string;
+    /** Items new to the wire in the last poll. */
+    new_items: number;
+    /** The newest publication time among items new to the wire, and when it was seen. */
+    newest_item: { published: string; seen_at: string; lag_sec: number } | null;
+    budget: { host: string; per_second: number };
+    /** Pages read by the last poll (paging sources), and polls whose pages ran out before reaching the previous one. */
+    pages?: number;
+    paging_gaps?: number;
+  };
+  delivery: PushStatus | null;
 }
 
+type Def = SourceDef & { wire: { id: string; tier: Tier; paid: { path: string }[] } };
+
 interface SourceRuntime {
-  def: SourceDef & { wire: { id: string; tier: Tier; paid: { path: string }[] } };
+  def: Def;
   url: string;
+  budget: RequestBudget;
+  noRetries: boolean;
+  floorMs: number;
+  ceilingMs: number;
+  intervalMs: number;
+  intervalReason: string;
+  quietPolls: number;
+  /** Earliest time of the next poll. */
+  nextAt: number;
   inFlight: boolean;
   polls: number;
   failures: number;
   skipped: number;
   lastDocument: SourceStatus['last_document'];
   lastAttempt: number | null;
+  /** The poll before the last one started then (for the observed interval). */
+  previousAttempt: number | null;
   lastSuccess: number | null;
   lastError: SourceStatus['last_error'];
   consecutiveFailures: number;
@@ -65,66 +106,91 @@ interface SourceRuntime {
   lastModified?: string;
   /** Not before this time: Retry-After or failure backoff. */
   notBefore: number;
+  newItems: number;
+  newest: { published: number; seenAt: number } | null;
+  /** Paging: the newest entry time the previous complete poll reached. */
+  marker: number | null;
+  /** Paging: the newest entry time of the poll in progress (its first page). */
+  pollNewest: number | null;
+  pages: number;
+  pagingGaps: number;
 }
 
 export interface SchedulerOptions {
   run: PollRunner;
   wires: ReadonlyMap<string, WireIndex>;
   overrides: ReadonlyMap<string, string>;
-  pollIntervalSec: number;
+  /** The breaking tier's interval range (POLL_FLOOR_SEC, POLL_INTERVAL_SEC). */
+  breaking: { floorSec: number; ceilingSec: number };
   fetcher: FetcherOptions;
-  /** Politeness between requests to one host, in ms (SEC allows 10/s). */
-  hostSpacingMs?: (host: string) => number;
+  websub?: WebSub | null;
 }
-
-/** Failure backoff: doubles per consecutive failure, from one interval up to an hour. */
-const MAX_BACKOFF_MS = 3_600_000;
 
 export class Scheduler {
   private readonly sources: SourceRuntime[];
+  private readonly byId = new Map<string, SourceRuntime>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly runStarts: number[] = [];
-  private readonly hostNext = new Map<string, number>();
-  /** Completed scheduler runs. */
-  runs = 0;
+  /** True once the first round has polled every source once. */
+  firstRunDone = false;
   private resolveFirstRun!: () => void;
-  /** Resolves when the first run has polled every source once. */
+  /** Resolves when the first round has polled every source once. */
   readonly firstRun = new Promise<void>((resolve) => (this.resolveFirstRun = resolve));
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.sources = SOURCES.map((def) => ({
-      def,
-      url: opts.overrides.get(def.id) ?? def.url,
-      inFlight: false,
-      polls: 0,
-      failures: 0,
-      skipped: 0,
-      lastDocument: null,
-      lastAttempt: null,
-      lastSuccess: null,
-      lastError: null,
-      consecutiveFailures: 0,
-      items: 0,
-      etagHits: 0,
-      notBefore: 0,
-    }));
+    const budgets = new Map<string, RequestBudget>();
+    this.sources = SOURCES.map((def) => {
+      const { key, budget } = budgetOf(def);
+      if (!budgets.has(key)) budgets.set(key, new RequestBudget(key, budget.perSecond));
+      const range = intervalRange(def, opts.breaking);
+      const s: SourceRuntime = {
+        def,
+        url: opts.overrides.get(def.id) ?? def.url,
+        budget: budgets.get(key)!,
+        noRetries: budget.noRetries === true,
+        floorMs: range.floorSec * 1000,
+        ceilingMs: range.ceilingSec * 1000,
+        intervalMs: range.floorSec * 1000,
+        intervalReason: 'first poll',
+        quietPolls: 0,
+        nextAt: 0,
+        inFlight: false,
+        polls: 0,
+        failures: 0,
+        skipped: 0,
+        lastDocument: null,
+        lastAttempt: null,
+        previousAttempt: null,
+        lastSuccess: null,
+        lastError: null,
+        consecutiveFailures: 0,
+        items: 0,
+        etagHits: 0,
+        notBefore: 0,
+        newItems: 0,
+        newest: null,
+        // After a restart, paging reaches back to what the snapshot holds.
+        marker: def.paging ? (opts.wires.get(def.wire.id)?.newest()?.published ?? null) : null,
+        pollNewest: null,
+        pages: 0,
+        pagingGaps: 0,
+      };
+      this.byId.set(def.id, s);
+      return s;
+    });
   }
 
-  /**
-   * Runs now, then every interval (±10 % jitter) until stopped. A run does not wait for the
-   * previous one: a slow source stays in flight (and is skipped) while the others keep their
-   * cadence.
-   */
+  /** Polls every source now, then each when it is due, until stopped. */
   start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.runOnce().catch((err) => log.error('scheduler run failed', { error: String((err as Error)?.stack ?? err) }));
-      const jitter = 1 + (Math.random() - 0.5) * 0.2;
-      this.timer = setTimeout(tick, this.opts.pollIntervalSec * 1000 * jitter);
-      this.timer.unref();
-    };
-    tick();
+    void this.runOnce().then(() => {
+      this.firstRunDone = true;
+      this.resolveFirstRun();
+    });
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      for (const s of this.sources) if (this.isDue(s, now)) void this.poll(s);
+    }, TICK_MS);
+    this.timer.unref();
   }
 
   /**
@@ -134,89 +200,162 @@ export class Scheduler {
    */
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearInterval(this.timer);
   }
 
-  /** One scheduler run: polls every due source and resolves when all have been applied. */
+  /** Polls every source that is not in flight or backing off, whatever its interval; resolves when all are applied. */
   async runOnce(now = Date.now()): Promise<void> {
-    this.runStarts.push(now);
-    if (this.runStarts.length > 20) this.runStarts.shift();
-    const due = this.sources.filter((s) => this.isDue(s, now));
-    await Promise.all(due.map((s) => this.poll(s)));
-    this.runs++;
-    this.resolveFirstRun();
+    await Promise.all(this.sources.filter((s) => !s.inFlight && now >= s.notBefore).map((s) => this.poll(s)));
   }
 
   private isDue(s: SourceRuntime, now: number): boolean {
-    if (s.inFlight || now < s.notBefore) return false;
-    if (s.lastAttempt === null) return true;
-    const minSec = Math.max(TIER_MIN_INTERVAL_SEC[s.def.wire.tier], s.def.minIntervalSec ?? 0);
-    // A little slack so a run that fires a moment early does not skip a whole interval.
-    return now - s.lastAttempt >= minSec * 1000 - 5_000;
-  }
-
-  /** Waits for this host's politeness slot; spreads requests to one host over time. */
-  private async hostSlot(url: string): Promise<void> {
-    const host = new URL(url).host;
-    const spacing = this.opts.hostSpacingMs?.(host) ?? 0;
-    if (spacing <= 0) return;
-    const now = Date.now();
-    const at = Math.max(now, this.hostNext.get(host) ?? 0);
-    this.hostNext.set(host, at + spacing);
-    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    return !s.inFlight && !this.stopped && now >= s.notBefore && now >= s.nextAt;
   }
 
   private async poll(s: SourceRuntime): Promise<void> {
     s.inFlight = true;
     try {
-      await this.hostSlot(s.url);
-      const now = Date.now();
-      s.lastAttempt = now;
-      s.polls++;
-      const request = buildRequest(s.def, s.url, now);
-      if (s.etag) request.etag = s.etag;
-      if (s.lastModified) request.lastModified = s.lastModified;
-      let result: PollResult;
-      try {
-        result = await this.opts.run({ source: plainSource(s.def), request, now, fetcher: this.opts.fetcher });
-      } catch (err) {
-        // A worker crash or a bug in the task: the source fails this poll, the service goes on.
-        result = { kind: 'error', code: 'worker_failed', message: String((err as Error)?.message ?? err).slice(0, 300), ms: 0 };
+      for (let page = 0; ; page++) {
+        await s.budget.take();
+        if (this.stopped) return;
+        const now = Date.now();
+        if (page === 0) {
+          s.previousAttempt = s.lastAttempt;
+          s.lastAttempt = now;
+          s.polls++;
+        }
+        const request = buildRequest(s.def, pageUrl(s, page), now);
+        if (page === 0 && s.etag) request.etag = s.etag;
+        if (page === 0 && s.lastModified) request.lastModified = s.lastModified;
+        if (s.noRetries) request.retries = 0;
+        const result = await this.runTask({ source: plainSource(s.def), request, now, fetcher: this.opts.fetcher });
+        if (!(await this.record(s, result, page))) break;
       }
-      await this.record(s, result);
     } finally {
       s.inFlight = false;
+      const jitter = 1 + (Math.random() - 0.5) * 0.2;
+      s.nextAt = (s.lastAttempt ?? Date.now()) + this.effectiveIntervalMs(s) * jitter;
     }
   }
 
-  private async record(s: SourceRuntime, result: PollResult): Promise<void> {
+  /** The interval in force: the adaptive one, or the slow check while a hub pushes the source. */
+  private effectiveIntervalMs(s: SourceRuntime): number {
+    return this.opts.websub?.active(s.def.id) ? Math.max(PUSH_CHECK_MS, s.ceilingMs) : s.intervalMs;
+  }
+
+  private async runTask(task: PollTask): Promise<PollResult> {
+    try {
+      return await this.opts.run(task);
+    } catch (err) {
+      // A worker crash or a bug in the task: the source fails this poll, the service goes on.
+      return { kind: 'error', code: 'worker_failed', message: String((err as Error)?.message ?? err).slice(0, 300), ms: 0 };
+    }
+  }
+
+  /**
+   * A document a WebSub hub pushed for `sourceId` (already authenticated): parsed by the
+   * worker pool and applied as a polled one is.
+   */
+  async deliver(sourceId: string, body: Uint8Array, contentType: string | undefined, topic: string): Promise<void> {
+    const s = this.byId.get(sourceId);
+    if (!s || this.stopped) return;
+    const document = { body, url: topic, ...(contentType !== undefined && { contentType }) };
+    const result = await this.runTask({ source: plainSource(s.def), document, now: Date.now(), fetcher: this.opts.fetcher });
     if (this.stopped) return;
+    if (result.kind !== 'items') {
+      log.warn('websub: a notification could not be read', { source: sourceId, ...(result.kind === 'error' && { code: result.code, message: result.message }) });
+      return;
+    }
+    await this.applyDocument(s, result, Date.now());
+  }
+
+  /** Records one page's result; true when the next page is needed. */
+  private async record(s: SourceRuntime, result: PollResult, page: number): Promise<boolean> {
+    if (this.stopped) return false;
     const now = Date.now();
     if (result.kind === 'error') {
       s.consecutiveFailures++;
       s.failures++;
       s.lastError = { at: new Date(now).toISOString(), code: result.code, message: result.message };
       if (result.status !== undefined) s.lastError.status = result.status;
-      const backoff = Math.min(MAX_BACKOFF_MS, this.opts.pollIntervalSec * 1000 * 2 ** (s.consecutiveFailures - 1));
+      if (result.status === 429 || result.status === 503) this.setInterval(s, s.intervalMs * 2, `asked to slow down (HTTP ${result.status})`);
+      const backoff = Math.min(MAX_BACKOFF_MS, s.intervalMs * 2 ** (s.consecutiveFailures - 1));
       s.notBefore = now + Math.max(result.retryAfterMs ?? 0, s.consecutiveFailures > 1 ? backoff : 0);
-      log.warn('poll failed', { source: s.def.id, code: result.code, message: result.message, failures: s.consecutiveFailures });
-      return;
+      log.warn('poll failed', { source: s.def.id, page, code: result.code, message: result.message, failures: s.consecutiveFailures });
+      return false;
     }
-    if (result.etag !== undefined) s.etag = result.etag;
-    if (result.lastModified !== undefined) s.lastModified = result.lastModified;
     s.consecutiveFailures = 0;
     s.notBefore = 0;
     s.lastSuccess = now;
+    if (page === 0) {
+      if (result.etag !== undefined) s.etag = result.etag;
+      if (result.lastModified !== undefined) s.lastModified = result.lastModified;
+      this.opts.websub?.discovered(s.def.id, s.url, result.hints.hubs, result.hints.self, now);
+    }
+    let added = 0;
+    let more = false;
     if (result.kind === 'not-modified') {
       s.etagHits++;
-      return;
+    } else {
+      added = (await this.applyDocument(s, result, now)).added;
+      more = this.needsNextPage(s, result.span, page);
     }
+    if (page === 0) {
+      s.newItems = 0;
+      s.pages = 0;
+    }
+    s.newItems += added;
+    s.pages = page + 1;
+    if (!more) this.adapt(s, result.hints.maxAgeMs);
+    return more;
+  }
+
+  /** Paging: whether the pages so far reach back to the newest entry of the previous poll. */
+  private needsNextPage(s: SourceRuntime, span: { newest: number; oldest: number } | null, page: number): boolean {
+    const paging = s.def.paging;
+    if (!paging || !span) return false;
+    if (page === 0) s.pollNewest = span.newest;
+    const reached = s.marker === null || span.oldest <= s.marker;
+    if (!reached && page + 1 < paging.maxPages) return true;
+    if (!reached) {
+      s.pagingGaps++;
+      log.warn('paging ran out before reaching the previous poll: entries between may be missing', { source: s.def.id, pages: page + 1 });
+    }
+    const newest = s.pollNewest ?? span.newest;
+    s.marker = s.marker === null ? newest : Math.max(s.marker, newest);
+    return false;
+  }
+
+  /** After a whole poll: the next interval, from what it found and what the server asked. */
+  private adapt(s: SourceRuntime, maxAgeMs: number | undefined): void {
+    const push = this.opts.websub;
+    if (push?.active(s.def.id)) push.checked(s.def.id, s.newItems);
+    if (s.newItems > 0) {
+      s.quietPolls = 0;
+      this.setInterval(s, s.floorMs, 'new items in the last poll');
+    } else {
+      s.quietPolls++;
+      this.setInterval(s, s.intervalMs * QUIET_GROWTH, `no new items in ${s.quietPolls} poll(s)`);
+    }
+    if (maxAgeMs !== undefined && maxAgeMs > s.intervalMs && s.floorMs < s.ceilingMs) {
+      this.setInterval(s, maxAgeMs, `the server's Cache-Control max-age (${Math.round(maxAgeMs / 1000)} s)`);
+    }
+  }
+
+  private setInterval(s: SourceRuntime, ms: number, reason: string): void {
+    s.intervalMs = Math.min(s.ceilingMs, Math.max(s.floorMs, ms));
+    s.intervalReason = s.intervalMs === s.floorMs && s.floorMs === s.ceilingMs ? 'a fixed interval' : reason;
+  }
+
+  private async applyDocument(s: SourceRuntime, result: Extract<PollResult, { kind: 'items' }>, now: number): Promise<Applied> {
     s.items = result.count;
     s.skipped += result.skipped;
     this.noteSkips(s, result);
     const index = this.opts.wires.get(s.def.wire.id);
-    if (index) await applyItems(index, result.items, now);
+    const applied = index ? await applyItems(index, result.items, now) : { added: 0, newest: null };
+    if (applied.newest !== null && (s.newest === null || applied.newest > s.newest.published)) s.newest = { published: applied.newest, seenAt: Date.now() };
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
+    return applied;
   }
 
   /** Time of the last successful poll of any source. */
@@ -226,11 +365,16 @@ export class Scheduler {
     return last;
   }
 
-  /** Mean seconds between the starts of recent scheduler runs (measured, not configured). */
+  /**
+   * The median time between the last two polls of the breaking sources, in seconds: measured,
+   * not configured (null until one has been polled twice).
+   */
   observedIntervalSec(): number | null {
-    const n = this.runStarts.length;
-    if (n < 2) return null;
-    return Math.round((this.runStarts[n - 1]! - this.runStarts[0]!) / (n - 1) / 1000);
+    const gaps = this.sources
+      .filter((s) => s.def.wire.tier === 'breaking' && s.previousAttempt !== null)
+      .map((s) => s.lastAttempt! - s.previousAttempt!)
+      .sort((a, b) => a - b);
+    return gaps.length ? round(gaps[Math.floor(gaps.length / 2)]! / 1000) : null;
   }
 
   /**
@@ -250,30 +394,63 @@ export class Scheduler {
 
   status(): SourceStatus[] {
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
-    return this.sources.map((s) => ({
-      id: s.def.id,
-      wire: s.def.wire.paid[0]!.path,
-      filter: s.def.filter,
-      tier: s.def.wire.tier,
-      url: s.url,
-      polls: s.polls,
-      failures: s.failures,
-      skipped: s.skipped,
-      last_document: s.lastDocument,
-      last_attempt: iso(s.lastAttempt),
-      last_success: iso(s.lastSuccess),
-      last_error: s.lastError,
-      consecutive_failures: s.consecutiveFailures,
-      items: s.items,
-      etag_hits: s.etagHits,
-      next_poll_after: s.notBefore > Date.now() ? iso(s.notBefore) : null,
-    }));
+    const now = Date.now();
+    return this.sources.map((s) => {
+      const push = this.opts.websub;
+      const onPush = push?.active(s.def.id) ?? false;
+      const freshness: SourceStatus['freshness'] = {
+        interval_sec: round(this.effectiveIntervalMs(s) / 1000),
+        floor_sec: s.floorMs / 1000,
+        ceiling_sec: s.ceilingMs / 1000,
+        interval_reason: onPush ? 'a WebSub hub pushes this source: polled only as a check' : s.intervalReason,
+        new_items: s.newItems,
+        newest_item: s.newest && {
+          published: new Date(s.newest.published).toISOString(),
+          seen_at: new Date(s.newest.seenAt).toISOString(),
+          lag_sec: round((s.newest.seenAt - s.newest.published) / 1000),
+        },
+        budget: { host: s.budget.key, per_second: s.budget.perSecond },
+      };
+      if (s.def.paging) {
+        freshness.pages = s.pages;
+        freshness.paging_gaps = s.pagingGaps;
+      }
+      return {
+        id: s.def.id,
+        wire: s.def.wire.paid[0]!.path,
+        filter: s.def.filter ?? null,
+        filters: filtersOf(s.def),
+        tier: s.def.wire.tier,
+        url: s.url,
+        polls: s.polls,
+        failures: s.failures,
+        skipped: s.skipped,
+        last_document: s.lastDocument,
+        last_attempt: iso(s.lastAttempt),
+        last_success: iso(s.lastSuccess),
+        last_error: s.lastError,
+        consecutive_failures: s.consecutiveFailures,
+        items: s.items,
+        etag_hits: s.etagHits,
+        next_poll_after: s.notBefore > now ? iso(s.notBefore) : null,
+        freshness,
+        delivery: push ? push.status(s.def.id) : null,
+      };
+    });
   }
+}
+
+/** The URL of page `page` of a paging source (page 0: the URL as configured). */
+function pageUrl(s: SourceRuntime, page: number): string {
+  const paging = s.def.paging;
+  if (!paging || page === 0) return s.url;
+  const url = new URL(s.url);
+  url.searchParams.set(paging.param, String(page * paging.size));
+  return url.href;
 }
 
 /** The catalogue entry without its back-reference to the wire, so it clones into a worker. */
 function plainSource(s: SourceDef): SourceDef {
-  const out: SourceDef = { id: s.id, name: s.name, filter: s.filter, format: s.format, url: s.url };
-  if (s.minIntervalSec !== undefined) out.minIntervalSec = s.minIntervalSec;
-  return out;
+  const { id, name, filter, routes, format, url } = s;
+  return { id, name, format, url, ...(filter !== undefined && { filter }), ...(routes !== undefined && { routes }) };
 }

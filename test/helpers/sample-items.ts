@@ -2,7 +2,7 @@
  * Items for every filter value of every wire, dated relative to `now` so they fall inside
  * every route's default window. The route tests rely on the exact shape below.
  */
-import { WIRES, type WireDef } from '../../src/catalog/index.js';
+import { filtersOf, WIRES, type WireDef } from '../../src/catalog/index.js';
 import type { Item } from '../../src/search/item.js';
 
 export const PER_FILTER = 5;
@@ -15,7 +15,7 @@ export function seedItems(wire: WireDef, now: number): Item[] {
         id: `${wire.id}-${filter}-${i}`,
         title: `${wire.title} ${filter} item ${i} rate cut outlook`,
         url: `https://example.com/sample/${wire.id}/${filter}/${i}`,
-        source: wire.sources.find((s) => s.filter === filter)!.name,
+        source: wire.sources.find((s) => filtersOf(s).includes(filter))!.name,
         filter,
         // Newest item is 2 minutes old, the others one hour apart.
         published: now - 2 * 60_000 - i * 3_600_000,

@@ -64,7 +64,9 @@ export async function startPollingService(overrides: Record<string, string>, env
     FACILITATOR_URL: 'http://127.0.0.1:9',
     DATA_DIR: dir,
     WIRES_SOURCES: file,
+    // One poll of each source unless a test asks for more (EDGAR keeps its own 2 s).
     POLL_INTERVAL_SEC: '3600',
+    POLL_FLOOR_SEC: '3600',
     FETCH_TIMEOUT_SEC: GENEROUS_FETCH_TIMEOUT_SEC,
     ...env,
   });

@@ -34,6 +34,17 @@ export interface FetchRequest {
   /** Conditional GET validators from the previous success. */
   etag?: string;
   lastModified?: string;
+  /** Extra attempts for this request, instead of the fetcher's (0 where every request counts against a host's budget). */
+  retries?: number;
+}
+
+/** What the response's headers ask of the next poll and say about push delivery. */
+export interface ResponseHints {
+  /** How long the answer stays fresh: `Cache-Control: max-age` less `Age`. */
+  maxAgeMs?: number;
+  /** WebSub discovery from `Link` headers (RFC 8288): hub links, and the self link. */
+  linkHubs?: string[];
+  linkSelf?: string;
 }
 
 export interface FetcherOptions {
@@ -60,8 +71,8 @@ export interface FetcherOptions {
 }
 
 export type FetchResult =
-  | { kind: 'ok'; status: number; body: Uint8Array; contentType?: string; etag?: string; lastModified?: string; finalUrl: string; bytes: number; attempts: number; ms: number }
-  | { kind: 'not-modified'; status: 304; etag?: string; lastModified?: string; attempts: number; ms: number }
+  | ({ kind: 'ok'; status: number; body: Uint8Array; contentType?: string; etag?: string; lastModified?: string; finalUrl: string; bytes: number; attempts: number; ms: number } & ResponseHints)
+  | ({ kind: 'not-modified'; status: 304; etag?: string; lastModified?: string; attempts: number; ms: number } & ResponseHints)
   | { kind: 'error'; code: FetchErrorCode; message: string; status?: number; retryAfterMs?: number; attempts: number; ms: number };
 
 type Done<K extends FetchResult['kind']> = Omit<Extract<FetchResult, { kind: K }>, 'attempts' | 'ms'>;
@@ -103,7 +114,7 @@ export class Fetcher {
         if (outcome.kind !== 'error') return { ...outcome, attempts, ms: ms() };
         const { retryable, ...error } = outcome;
         const result = (): FetchResult => ({ ...error, attempts, ms: ms() });
-        if (!retryable || attempts > this.opts.retries || deadline.stopped) return result();
+        if (!retryable || attempts > (req.retries ?? this.opts.retries) || deadline.stopped) return result();
         // The server's Retry-After wins over our own backoff; if it reaches past the deadline,
         // give up now and let the scheduler wait it out (it gets retryAfterMs).
         const wait = error.retryAfterMs ?? backoffMs(attempts, this.opts.retryBaseMs);
@@ -176,6 +187,7 @@ export class Fetcher {
       const validators = {
         ...(header('etag') !== undefined && { etag: header('etag')! }),
         ...(header('last-modified') !== undefined && { lastModified: header('last-modified')! }),
+        ...responseHints(res.headers, hop.url),
       };
       if (status === 304) {
         await discard(res.body);
@@ -239,6 +251,40 @@ export class Fetcher {
     if (req.lastModified) headers['if-modified-since'] = req.lastModified;
     return headers;
   }
+}
+
+/** Longest max-age believed: a year-long one must not stop a source being polled. */
+const MAX_AGE_CAP_MS = 24 * 3_600_000;
+
+/** `Cache-Control: max-age` (less `Age`) and WebSub `Link` headers of a response. */
+export function responseHints(headers: Record<string, string | string[] | undefined>, url: URL): ResponseHints {
+  const all = (name: string) => {
+    const v = headers[name];
+    return v === undefined ? '' : Array.isArray(v) ? v.join(', ') : v;
+  };
+  const out: ResponseHints = {};
+  const cc = all('cache-control').toLowerCase();
+  const m = /(?:^|[,\s])max-age\s*=\s*"?(\d+)/.exec(cc);
+  if (m && !/(?:^|[,\s])no-(?:cache|store)\b/.test(cc)) {
+    const age = Number(/^\s*(\d+)/.exec(all('age'))?.[1] ?? 0);
+    out.maxAgeMs = Math.min(MAX_AGE_CAP_MS, Math.max(0, Number(m[1]) - age) * 1000);
+  }
+  for (const link of parseLinkHeader(all('link'))) {
+    if (link.rels.includes('hub')) (out.linkHubs ??= []).push(link.href);
+    if (link.rels.includes('self') && out.linkSelf === undefined && URL.canParse(link.href, url)) out.linkSelf = new URL(link.href, url).href;
+  }
+  return out;
+}
+
+/** `<uri>; rel="a b", <uri>; rel=c` (RFC 8288): each target with its relation types; other parameters ignored. */
+export function parseLinkHeader(value: string): { href: string; rels: string[] }[] {
+  const out: { href: string; rels: string[] }[] = [];
+  const LINK = /<([^>]*)>\s*((?:;\s*[^;,<]*)*)/g;
+  for (let m: RegExpExecArray | null; (m = LINK.exec(value)); ) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(m[2]!);
+    if (rel) out.push({ href: m[1]!.trim(), rels: (rel[1] ?? rel[2]!).toLowerCase().split(/\s+/).filter(Boolean) });
+  }
+  return out;
 }
 
 /**

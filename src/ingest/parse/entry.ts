@@ -23,6 +23,8 @@ export interface RawEntry {
   announceType?: string;
   /** Set by a JSON mapping for a row its source does not serve: why. */
   dropped?: string;
+  /** The filter value of a source that routes its entries (EDGAR's forms). */
+  filter?: string;
 }
 
 export type ParseErrorCode = 'malformed' | 'unsupported_format' | 'empty_body' | 'wrong_shape';

@@ -30,11 +30,18 @@ export interface ParseResult {
   dropped: number;
   /** Why entries were dropped: reason → count. */
   drops: Record<string, number>;
+  /** Of the dropped entries, those the source's rule drops routinely (another EDGAR form). */
+  routineDrops: number;
   /** Entries the source serves that could not become an item (no link, no title…). */
   skipped: number;
   /** Why entries were skipped: reason → count. */
   skips: Record<string, number>;
   warnings: string[];
+  /** Publication times of the newest and oldest entries, dropped ones included (for paging). */
+  span: { newest: number; oldest: number } | null;
+  /** WebSub discovery: the hub links the document declares, and its self link. */
+  hubs: string[];
+  self?: string;
 }
 
 /** The most frequent reason of each kind of loss, as "7 of 10 entries skipped: no usable link", or null. */
@@ -47,11 +54,12 @@ export function lossReasons(r: ParseResult): { dropReason: string | null; skipRe
 /**
  * Why a document that holds entries gave no item, whatever removed them (the source's own
  * rule, a missing link): a failed poll, as the wire would otherwise stay empty while the poll
- * looked fine. Null when there are items, or no entries at all (an empty channel: a poll
- * that found nothing new).
+ * looked fine. Null when there are items, no entries at all (an empty channel: a poll that
+ * found nothing new), or only entries the source routinely does not serve (a page of EDGAR
+ * forms the wire does not sell).
  */
 export function noItemsReason(r: ParseResult): string | null {
-  if (r.entries === 0 || r.items.length > 0) return null;
+  if (r.entries === 0 || r.items.length > 0 || (r.skipped === 0 && r.dropped === r.routineDrops)) return null;
   const { dropReason, skipReason } = lossReasons(r);
   return [dropReason, skipReason].filter(Boolean).join('; ');
 }
@@ -77,6 +85,7 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   let entries: RawEntry[];
   /** The absolute base of links whose entry declares none of its own. */
   let base: string | undefined;
+  let discovered: { hubs?: string[]; self?: string } = {};
   if (trimmed[0] === '{' || trimmed[0] === '[') {
     let doc: unknown;
     try {
@@ -95,6 +104,7 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     const xml = parseXml(trimmed, documentUrl);
     entries = xml.entries;
     base = xml.base;
+    discovered = xml;
     if (source.format !== xml.format) warnings.push(`expected ${source.format}, got ${xml.format}`);
   } else {
     throw new ParseError('unsupported_format', 'neither XML nor JSON');
@@ -115,18 +125,25 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   }
   let dropped = 0;
   const drops: Record<string, number> = {};
-  const rule = ruleFor(source.id);
-  const seen = new Set<string>();
-  const items: ParsedItem[] = [];
+  const rule = ruleFor(source);
+  let span: ParseResult['span'] = null;
+  let kept: RawEntry[] = [];
   for (const raw of entries) {
     considered++;
+    const at = parseDate(raw.date);
+    if (at && !at.dateOnly) span = span ? { newest: Math.max(span.newest, at.ms), oldest: Math.min(span.oldest, at.ms) } : { newest: at.ms, oldest: at.ms };
     const dropReason = raw.dropped ?? rule?.drop?.(raw);
     if (dropReason) {
       dropped++;
       drops[dropReason] = (drops[dropReason] ?? 0) + 1;
       continue;
     }
-    const e = rule?.rewrite ? rule.rewrite(raw) : raw;
+    kept.push(rule?.rewrite ? rule.rewrite(raw) : raw);
+  }
+  if (rule?.combine) kept = rule.combine(kept);
+  const seen = new Set<string>();
+  const items: ParsedItem[] = [];
+  for (const e of kept) {
     const item = normalize(e, source, now, base, warnings);
     if (typeof item === 'string') {
       skip(item);
@@ -137,7 +154,10 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     items.push(item);
   }
   distinguishSharedLinks(items);
-  return { items, entries: considered, dropped, drops, skipped, skips, warnings: warnings.slice(0, 20) };
+  const routineDrops = rule?.routineDrop ? (drops[rule.routineDrop] ?? 0) : 0;
+  const out: ParseResult = { items, entries: considered, dropped, drops, routineDrops, skipped, skips, warnings: warnings.slice(0, 20), span, hubs: discovered.hubs ?? [] };
+  if (discovered.self !== undefined) out.self = discovered.self;
+  return out;
 }
 
 /**
@@ -195,7 +215,7 @@ function normalize(e: RawEntry, source: SourceDef, now: number, base: string | u
     title,
     url,
     source: source.name,
-    filter: source.filter,
+    filter: e.filter ?? source.filter!,
     published: now,
     summary: clip((e.plainSummary ? plainText : htmlToText)(e.summary ?? ''), MAX_SUMMARY),
   };

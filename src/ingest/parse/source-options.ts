@@ -1,54 +1,85 @@
 /**
- * Source-specific rules that a generic format reader cannot know, keyed by source id
+ * Source-specific rules that a generic format reader cannot know, by source
  * (SOURCES.md lists the quirks they answer).
  */
+import type { SourceDef } from '../../catalog/index.js';
 import type { RawEntry } from './entry.js';
 
 export interface SourceRule {
   /** Why this source does not serve an entry, or null to keep it. */
   drop?: (e: RawEntry) => string | null;
+  /** The drop reason that is the source's routine (another EDGAR form): never a failed poll, even when it drops every entry. */
+  routineDrop?: string;
   /** Rewrites an entry before normalisation. */
   rewrite?: (e: RawEntry) => RawEntry;
+  /** Merges the kept entries that describe one item (one per party of an EDGAR filing). */
+  combine?: (entries: RawEntry[]) => RawEntry[];
 }
 
-/** EDGAR's `type=` parameter of each source, as the form name in entries' `category/@term`. */
-const EDGAR_FORMS: Readonly<Record<string, string[]>> = {
-  'edgar-8k': ['8-K'],
-  'edgar-10q': ['10-Q'],
-  'edgar-10k': ['10-K'],
-  'edgar-form4': ['4'],
-  'edgar-s1': ['S-1'],
-  'edgar-13f': ['13F-HR'],
-  'edgar-6k': ['6-K'],
-  'edgar-13d': ['SCHEDULE 13D', 'SC 13D'],
-};
+/** Why an EDGAR entry is dropped when its form is none the wire sells: routine, never a failure. */
+export const UNSOLD_FORM = 'a form the wire does not sell';
 
-const ROLE = /\((?:Filer|Issuer|Reporting|Subject|Filed by)\)\s*$/i;
+const ROLE = /\((Filer|Issuer|Reporting|Subject|Filed by)\)\s*$/i;
 
 /**
- * The title without its trailing role: what `/\s*\((Filer|…)\)\s*$/i` removes. Searching
- * for the parenthesis first keeps it linear: the leading `\s*` restarted at every space of a
- * long run of spaces (100 kB of them took ten seconds).
+ * An EDGAR title split into its form, its filer ("ACME CORP (0000123456)") and role. The
+ * role is found by searching for its parenthesis, which keeps it linear: a pattern with a
+ * leading `\s*` restarted at every space of a long run of spaces (100 kB took ten seconds).
  */
-function dropRole(title: string | undefined): string | undefined {
-  const m = title === undefined ? null : ROLE.exec(title);
-  return m ? title!.slice(0, m.index).trimEnd() : title;
+function party(title: string | undefined): { form: string; filer: string; role: string } | undefined {
+  if (title === undefined) return undefined;
+  const m = ROLE.exec(title);
+  const rest = m ? title.slice(0, m.index).trimEnd() : title;
+  const dash = rest.indexOf(' - ');
+  if (dash === -1) return undefined;
+  return { form: rest.slice(0, dash), filer: rest.slice(dash + 3), role: m ? m[1]!.toLowerCase() : '' };
 }
 
-function edgar(forms: string[]): SourceRule {
-  const wanted = new Set(forms.flatMap((f) => [f, `${f}/A`]));
-  const other = `another form than ${forms[0]}`;
+/** The party a reader looks a filing up by comes first: the company, not the insider or holder. */
+const ROLE_RANK: Readonly<Record<string, number>> = { issuer: 0, subject: 1, filer: 2, '': 3, 'filed by': 4, reporting: 5 };
+const ROLE_NAME: Readonly<Record<string, string>> = { issuer: 'Issuer', subject: 'Subject', filer: 'Filer', 'filed by': 'Filed by', reporting: 'Reporting' };
+
+const escapeHtml = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+/**
+ * EDGAR's getcurrent listing of every form: each entry goes to the filter value of its form
+ * (`category/@term`; an amendment `X/A` with `X`); other forms are dropped as routine.
+ * One accession is listed once per party (Issuer and Reporting for Form 4, Subject and
+ * Filed by for 13D, co-registrants): one item, titled with the company and found by every
+ * party's name.
+ */
+function edgar(routes: Readonly<Record<string, readonly string[]>>): SourceRule {
+  const filterOf = new Map<string, string>();
+  for (const [filter, forms] of Object.entries(routes)) for (const f of forms) filterOf.set(f, filter).set(`${f}/A`, filter);
+  const formFilter = (e: RawEntry) => e.categories?.map((c) => filterOf.get(c.toUpperCase())).find(Boolean);
   return {
-    // The type filter may match more than the exact form: keep the form and its amendments.
     // An entry without a form at all is a change of EDGAR's format, named apart.
-    drop: (e) => (!e.categories?.length ? 'no form category' : e.categories.some((c) => wanted.has(c.toUpperCase())) ? null : other),
-    rewrite: (e) => ({
-      ...e,
-      // One accession is listed once per party (Issuer and Reporting, Subject and Filed by).
-      id: /accession-number=([\d-]+)/.exec(e.id ?? '')?.[1] ?? e.id,
-      // "8-K - ACME CORP (0000123456) (Filer)": the role suffix says nothing to a reader.
-      title: dropRole(e.title),
-    }),
+    drop: (e) => (!e.categories?.length ? 'no form category' : formFilter(e) ? null : UNSOLD_FORM),
+    routineDrop: UNSOLD_FORM,
+    rewrite: (e) => ({ ...e, filter: formFilter(e), id: /accession-number=([\d-]+)/.exec(e.id ?? '')?.[1] ?? e.id }),
+    combine: (entries) => {
+      const byId = new Map<string, RawEntry[]>();
+      for (const e of entries) {
+        const group = byId.get(e.id ?? '');
+        if (group) group.push(e);
+        else byId.set(e.id ?? '', [e]);
+      }
+      const out: RawEntry[] = [];
+      for (const group of byId.values()) {
+        const parties = group.map((e) => ({ e, p: party(e.title) }));
+        parties.sort((a, b) => (ROLE_RANK[a.p?.role ?? ''] ?? 3) - (ROLE_RANK[b.p?.role ?? ''] ?? 3));
+        const main = parties[0]!;
+        const others = parties.slice(1).filter((o) => o.p && o.p.filer !== main.p?.filer);
+        const also = others.map((o) => `${ROLE_NAME[o.p!.role] ?? 'Filer'}: ${escapeHtml(o.p!.filer)}`).join('; ');
+        out.push({
+          ...main.e,
+          // "8-K - ACME CORP (0000123456) (Filer)": the role suffix says nothing to a reader.
+          title: main.p ? `${main.p.form} - ${main.p.filer}` : main.e.title,
+          summary: also ? `${main.e.summary ?? ''} ${also}` : main.e.summary,
+        });
+      }
+      return out;
+    },
   };
 }
 
@@ -63,8 +94,8 @@ const arxiv: SourceRule = {
   }),
 };
 
-export function ruleFor(sourceId: string): SourceRule | undefined {
-  if (EDGAR_FORMS[sourceId]) return edgar(EDGAR_FORMS[sourceId]!);
-  if (sourceId.startsWith('arxiv-')) return arxiv;
+export function ruleFor(source: SourceDef): SourceRule | undefined {
+  if (source.id === 'edgar') return edgar(source.routes ?? {});
+  if (source.id.startsWith('arxiv-')) return arxiv;
   return undefined;
 }

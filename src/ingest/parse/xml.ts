@@ -19,6 +19,10 @@ export interface XmlDocument {
    * `xml:base`, else the feed link, else the document URL (absolute, or undefined).
    */
   base?: string;
+  /** WebSub discovery: the hub links the feed declares, as written (validated by the subscriber). */
+  hubs?: string[];
+  /** WebSub discovery: the feed's `rel="self"` link, absolute. */
+  self?: string;
 }
 
 const parser = new XMLParser({
@@ -342,6 +346,29 @@ function atomText(node: unknown, e: RawEntry, field: 'title' | 'summary'): boole
   return true;
 }
 
+// ---- WebSub discovery (W3C WebSub §4) ----
+
+/**
+ * Records the `rel="hub"` and `rel="self"` links among `node`'s link elements, whatever
+ * their prefix (`atom:link`, FeedBurner's `atom10:link`, Atom's own `link`).
+ */
+function discover(scope: XmlDocument, node: Node | undefined, base: string | undefined): void {
+  if (!node) return;
+  for (const [name, value] of Object.entries(node)) {
+    if (name !== 'link' && !name.endsWith(':link')) continue;
+    for (const link of Array.isArray(value) ? value : [value]) {
+      const rel = attr(link, '@rel')?.trim().toLowerCase();
+      const href = attr(link, '@href')?.trim();
+      if (href === undefined) continue;
+      if (rel === 'hub') (scope.hubs ??= []).push(href);
+      else if (rel === 'self' && scope.self === undefined) {
+        const self = absoluteHttpUrl(href, base);
+        if (self !== undefined) scope.self = self;
+      }
+    }
+  }
+}
+
 // ---- The three formats ----
 
 function categories(value: unknown): string[] {
@@ -353,6 +380,7 @@ function rss(root: Node, documentUrl: string | undefined): XmlDocument {
   const channel = ((Array.isArray(root.channel) ? root.channel[0] : root.channel) ?? {}) as Node;
   const xmlBase = declaredBase(channel, declaredBase(root, undefined, documentUrl), documentUrl);
   const scope = feedScope('rss', firstLink(channel.link), xmlBase, xmlBase, documentUrl);
+  discover(scope, channel, xmlBase ?? documentUrl);
   const outer = documentUrl ?? scope.link;
   const items = (channel.item ?? []) as Node[];
   for (const item of items) {
@@ -386,6 +414,7 @@ function rss(root: Node, documentUrl: string | undefined): XmlDocument {
 function atom(root: Node, documentUrl: string | undefined): XmlDocument {
   const xmlBase = declaredBase(root, undefined, documentUrl);
   const scope = feedScope('atom', bestLink(root.link), xmlBase, xmlBase, documentUrl);
+  discover(scope, root, xmlBase ?? documentUrl);
   const outer = documentUrl ?? scope.link;
   for (const entry of (root.entry ?? []) as Node[]) {
     const linkNode = bestLink(entry.link);

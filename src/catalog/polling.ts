@@ -1,0 +1,80 @@
+/**
+ * How often each source is polled and how many requests each host may get: data, with the
+ * reason for every number. The scheduler (src/ingest/scheduler.ts) and the README's polling
+ * table are derived from it.
+ *
+ * A source's interval adapts between its tier's floor and ceiling: down to the floor when a
+ * poll brings new items, up by half when it brings none (a 304, or only known items), never
+ * sooner than the host's `Cache-Control: max-age` allows, and never more often than its
+ * request budget.
+ */
+import type { SourceDef, Tier } from './wires.js';
+
+export interface TierPolling {
+  /** Shortest interval, for a source that changes on every poll. */
+  floorSec: number;
+  /** Longest interval, for a source that has not changed for a while. */
+  ceilingSec: number;
+  why: string;
+}
+
+/**
+ * The breaking tier's range is configurable (POLL_FLOOR_SEC, POLL_INTERVAL_SEC); these are
+ * its defaults. The timely and sparse ceilings are the specification's (section 1).
+ */
+export const TIER_POLLING: Readonly<Record<Tier, TierPolling>> = {
+  breaking: {
+    floorSec: 10,
+    ceilingSec: 60,
+    why: 'a breaking source that publishes often stays under 10 s behind; with conditional GET an unchanged poll costs its host a 304',
+  },
+  timely: { floorSec: 60, ceilingSec: 300, why: 'these wires change a few times a day; the ceiling is the specification’s 5 minutes' },
+  sparse: { floorSec: 300, ceilingSec: 900, why: 'daily or batch publishers; the ceiling is the specification’s 15 minutes' },
+};
+
+/** Growth of the interval after a poll that found nothing new. */
+export const QUIET_GROWTH = 1.5;
+
+export interface RequestBudget {
+  /** Most requests started in any one-second window, paging included. */
+  perSecond: number;
+  /** Retries inside one fetch are off: each retry would be a request outside the budget, and the next poll comes soon anyway. */
+  noRetries?: boolean;
+  why: string;
+}
+
+/**
+ * Request budgets, by the host's registrable domain. A source draws from the budget of its
+ * catalogue URL's host, so the budget still holds when WIRES_SOURCES points it at a mirror or
+ * a proxy. Every other host gets DEFAULT_BUDGET.
+ */
+export const HOST_BUDGETS: Readonly<Record<string, RequestBudget>> = {
+  'sec.gov': {
+    perSecond: 5,
+    noRetries: true,
+    why: 'SEC fair access: at most 10 requests/s per organisation, across all its machines; half of it leaves room for the operator’s other SEC traffic',
+  },
+};
+
+export const DEFAULT_BUDGET: RequestBudget = {
+  perSecond: 1,
+  why: 'no other source documents a limit: at most one request a second to any one host (CNBC’s six feeds, the BBC’s four, …)',
+};
+
+/** The budget a source draws from: its name and limits. */
+export function budgetOf(source: Pick<SourceDef, 'url'>): { key: string; budget: RequestBudget } {
+  const host = new URL(source.url).hostname;
+  for (const [domain, budget] of Object.entries(HOST_BUDGETS)) {
+    if (host === domain || host.endsWith(`.${domain}`)) return { key: domain, budget };
+  }
+  return { key: host, budget: DEFAULT_BUDGET };
+}
+
+/** A source's interval range in seconds, given the breaking tier's configured range. */
+export function intervalRange(source: SourceDef & { wire: { tier: Tier } }, breaking: { floorSec: number; ceilingSec: number }): { floorSec: number; ceilingSec: number } {
+  if (source.interval !== undefined) return { floorSec: source.interval.sec, ceilingSec: source.interval.sec };
+  const tier = source.wire.tier === 'breaking' ? breaking : TIER_POLLING[source.wire.tier];
+  const polite = source.minIntervalSec ?? 0;
+  const ceilingSec = Math.max(tier.ceilingSec, polite);
+  return { floorSec: Math.min(ceilingSec, Math.max(tier.floorSec, polite)), ceilingSec };
+}
