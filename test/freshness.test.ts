@@ -52,6 +52,12 @@ describe('freshness with the shipped defaults', () => {
   let sim: EdgarSim;
   let hub: WebSubHub;
   let refusingHub: WebSubHub;
+  let shortHub: WebSubHub;
+  let silentHub: WebSubHub;
+  let renewed: Publisher;
+  let linked: Publisher;
+  let limited: Server;
+  let silenced: Publisher;
   let pushed: Publisher;
   let refused: Publisher;
   let changing: Publisher;
@@ -67,6 +73,15 @@ describe('freshness with the shipped defaults', () => {
     sim = await startEdgarSim({ seed: 7 });
     hub = await startWebSubHub({ algorithm: 'sha1' });
     refusingHub = await startWebSubHub({ refuseWith: 500 });
+    shortHub = await startWebSubHub({ maxLeaseSeconds: 3, defaultLeaseSeconds: 3 });
+    silentHub = await startWebSubHub();
+    renewed = await startPublisher({ hub: shortHub.url });
+    silenced = await startPublisher({ hub: silentHub.url });
+    // Discovery from HTTP Link headers only (no links in the document): the topic is the URL polled.
+    linked = await startPublisher({ headers: { Link: `<${hub.url}>; rel="hub"` } });
+    // A host that rate-limits: 429 with a Retry-After beyond the fetch deadline, so the fetch gives up at once.
+    limited = createServer((_req, res) => res.writeHead(429, { 'Retry-After': '120' }).end());
+    await new Promise<void>((r) => limited.listen(0, '127.0.0.1', r));
     pushed = await startPublisher({ hub: hub.url });
     refused = await startPublisher({ hub: refusingHub.url });
     changing = await startPublisher();
@@ -80,6 +95,10 @@ describe('freshness with the shipped defaults', () => {
     overrides.edgar = sim.url;
     overrides.techcrunch = pushed.url;
     overrides.theverge = refused.url;
+    overrides.arstechnica = renewed.url;
+    overrides['bbc-technology'] = silenced.url;
+    overrides['npr-world'] = linked.url;
+    overrides.oilprice = `http://127.0.0.1:${(limited.address() as AddressInfo).port}/rss`;
     overrides['yahoo-finance'] = changing.url;
     overrides['bbc-world'] = cached.url;
     overrides['news-coindesk'] = `http://127.0.0.1:${(coindeskServer.address() as AddressInfo).port}/rss`;
@@ -95,8 +114,9 @@ describe('freshness with the shipped defaults', () => {
 
   after(async () => {
     await run?.service.stop();
-    await Promise.all([sim, hub, refusingHub, pushed, refused, changing, cached, cnbc].map((x) => x?.close()));
+    await Promise.all([sim, hub, refusingHub, shortHub, silentHub, pushed, refused, renewed, silenced, linked, changing, cached, cnbc].map((x) => x?.close()));
     coindeskServer?.close();
+    limited?.close();
   });
 
   const sources = async () => (await (await fetch(`${run.base}/sources`)).json()) as any[];
@@ -123,11 +143,15 @@ describe('freshness with the shipped defaults', () => {
     assert.ok(health.edgar.newest_accepted && health.edgar.seen_at, JSON.stringify(health.edgar));
   });
 
-  test('EDGAR: a burst of 300 filings pages back to the previous poll, misses nothing, never over SEC’s rate', async () => {
-    const burst = sim.publishMany(300);
+  test('EDGAR: a burst of 300 filings in the second of the last one held pages back to it, misses nothing, never over SEC’s rate', async () => {
+    // Accepted in the same second as the newest filing already held: times alone cannot tell
+    // where the previous poll ended.
+    const burst = Array.from({ length: 300 }, () => sim.publish({ acceptedMs: initial.at(-1)!.acceptedMs }));
     const sold = burst.filter((f) => formFilter(f.form));
     const missing = () => sold.filter((f) => !edgar().get(formFilter(f.form)!, f.accession));
-    await until('every filing of the burst', () => missing().length === 0, 20_000).catch((err) => assert.fail(`${err.message}: ${missing().length} of ${sold.length} missing`));
+    await until('every filing of the burst', () => missing().length === 0, 20_000).catch(async (err) =>
+      assert.fail(`${err.message}: ${missing().length} of ${sold.length} missing; EDGAR: ${JSON.stringify(await state('edgar'))}; requests ${JSON.stringify(sim.requests.slice(-8))}`),
+    );
     const st = await state('edgar');
     assert.ok(st.freshness.pages >= 3, `pages: ${st.freshness.pages}`);
     assert.equal(st.freshness.paging_gaps, 0);
@@ -224,6 +248,52 @@ describe('freshness with the shipped defaults', () => {
     assert.ok(cd.freshness.interval_sec <= 4);
   });
 
+  test('WebSub: a hub named only in a Link header is found too, for the URL polled', async () => {
+    const sub = await hub.waitForSubscription(linked.url, 10_000);
+    assert.equal(sub.callback, `http://127.0.0.1:${port}/websub/npr-world`);
+    await until('push', async () => (await state('npr-world')).delivery.mode === 'push');
+  });
+
+  test('a 429 with Retry-After: the source waits as asked and slows down', async () => {
+    const st = await until('the 429', async () => {
+      const s = await state('oilprice');
+      return s.last_error?.status === 429 && s;
+    });
+    assert.ok(Date.parse(st.next_poll_after) - Date.now() > 60_000, `next poll after ${st.next_poll_after}`);
+    assert.equal(st.freshness.interval_reason, 'asked to slow down (HTTP 429)');
+    assert.equal(st.freshness.interval_sec, 2, 'the floor doubled (POLL_FLOOR_SEC=1)');
+  });
+
+  test('WebSub: a subscription is renewed before its lease ends', async () => {
+    await shortHub.waitForSubscription(renewed.url, 10_000);
+    const verified = () => shortHub.events.filter((e) => e.kind === 'verified' && e.topic === renewed.url).length;
+    const before = verified();
+    const first = Date.parse((await state('arstechnica')).delivery.lease_expires);
+    // The hub grants 3 s; the service renews at 80 % of it, again and again.
+    await until('a renewal', () => verified() > before, 10_000);
+    await new Promise((r) => setTimeout(r, 100));
+    const st = await state('arstechnica');
+    assert.equal(st.delivery.mode, 'push');
+    assert.ok(Date.parse(st.delivery.lease_expires) > first, 'the lease moved on');
+  });
+
+  test('WebSub: a hub that stops delivering is noticed by the check polls, and the source goes back to polling', async () => {
+    await silentHub.waitForSubscription(silenced.url, 10_000);
+    await until('push', async () => (await state('bbc-technology')).delivery.mode === 'push');
+    silentHub.set({ silent: true });
+    // Two check polls in a row find stories the hub did not deliver (forced here: they come every 10 minutes).
+    for (const n of [1, 2]) {
+      silenced.add(`Undelivered story ${n}`);
+      await run.service.scheduler!.runOnce();
+    }
+    const st = await state('bbc-technology');
+    assert.equal(st.delivery.mode, 'poll');
+    assert.equal(st.delivery.state, 'silent');
+    assert.match(st.delivery.reason, /did not deliver/);
+    assert.ok(st.freshness.interval_sec <= 4, `back on adaptive polling: ${st.freshness.interval_sec} s`);
+    assert.ok(run.service.wires.get('news')!.get('tech', 'Undelivered story 2'), 'the check poll brought the story');
+  });
+
   test('adaptive: a source that changes is polled at the floor, one that stops changing slows to the ceiling; max-age is honoured', async () => {
     let n = 0;
     const ticker = setInterval(() => changing.add(`Changing story ${n++}`), 400);
@@ -244,7 +314,7 @@ describe('freshness with the shipped defaults', () => {
       },
       20_000,
     );
-    assert.match(quiet.freshness.interval_reason, /no new items in \d+ poll/);
+    assert.match(quiet.freshness.interval_reason, /no new items for \d+ s/);
     const c = await until('max-age', async () => {
       const s = await state('bbc-world');
       return s.polls >= 2 && s;

@@ -16,6 +16,7 @@
  * fixed regression cases below.
  */
 import assert from 'node:assert/strict';
+import { mulberry32 } from './helpers/loopback.js';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import v8 from 'node:v8';
@@ -76,16 +77,6 @@ function loadCorpus(): Doc[] {
 // ---- a seeded PRNG (mulberry32) ---------------------------------------------------------------
 
 type Rng = () => number;
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** The generator of one iteration: iterations replay on their own (FUZZ_ONLY). */
 const iterationRng = (seed: number, i: number) => mulberry32((seed ^ Math.imul(i + 1, 0x9e3779b9)) >>> 0);
 const int = (rng: Rng, n: number) => Math.floor(rng() * n);

@@ -94,7 +94,12 @@ describe('source quirks', () => {
     assert.equal(r.dropped, 3);
     assert.equal(noItemsReason(r), null);
     assert.equal(lossReasons(r).dropReason, '3 of 3 entries dropped: a form the wire does not sell');
-    assert.deepEqual(r.span, { newest: Date.parse('2026-11-23T15:00:00Z'), oldest: Date.parse('2026-11-23T15:00:00Z') });
+    assert.deepEqual(r.span, {
+      newest: Date.parse('2026-11-23T15:00:00Z'),
+      newestId: 'urn:tag:sec.gov,2008:accession-number=0000000001-26-000001',
+      oldest: Date.parse('2026-11-23T15:00:00Z'),
+      ids: [1, 2, 3].map((n) => `urn:tag:sec.gov,2008:accession-number=0000000001-26-00000${n}`),
+    });
   });
 
   test('arXiv: only new and cross announcements, version-less ids, the abstract as summary', () => {

@@ -3,10 +3,11 @@
  * reason for every number. The scheduler (src/ingest/scheduler.ts) and the README's polling
  * table are derived from it.
  *
- * A source's interval adapts between its tier's floor and ceiling: down to the floor when a
- * poll brings new items, up by half when it brings none (a 304, or only known items), never
- * sooner than the host's `Cache-Control: max-age` allows, and never more often than its
- * request budget.
+ * A source's interval adapts between its tier's floor and ceiling: the floor when a poll
+ * brings new items, else half the time since the source last brought something new (a quiet
+ * spell predicts the next one: a feed that published 20 s ago is polled every 10 s, one quiet
+ * for an hour at the ceiling); never sooner than the host's `Cache-Control: max-age` allows,
+ * and never more often than its request budget.
  */
 import type { SourceDef, Tier } from './wires.js';
 
@@ -32,8 +33,8 @@ export const TIER_POLLING: Readonly<Record<Tier, TierPolling>> = {
   sparse: { floorSec: 300, ceilingSec: 900, why: 'daily or batch publishers; the ceiling is the specification’s 15 minutes' },
 };
 
-/** Growth of the interval after a poll that found nothing new. */
-export const QUIET_GROWTH = 1.5;
+/** After a poll that found nothing new, the interval is this share of the time since the last new item. */
+export const QUIET_SHARE = 0.5;
 
 export interface RequestBudget {
   /** Most requests started in any one-second window, paging included. */

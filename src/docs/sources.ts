@@ -40,6 +40,7 @@ export function buildSourceList(status: readonly SourceStatus[], wires: Readonly
             entries_skipped: state.skipped,
             last_document: state.last_document,
             etag_hits: state.etag_hits,
+            next_poll_after: state.next_poll_after,
             freshness: state.freshness,
             delivery: state.delivery,
           }

@@ -8,7 +8,7 @@
 import { setPriority } from 'node:os';
 import type { SourceDef } from '../catalog/index.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
-import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem } from './parse/index.js';
+import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem, type Span } from './parse/index.js';
 
 export interface PollTask {
   source: SourceDef;
@@ -47,7 +47,7 @@ export type PollResult =
       skipReason: string | null;
       warnings: string[];
       /** Publication times of the document's newest and oldest entries (for paging). */
-      span: { newest: number; oldest: number } | null;
+      span: Span | null;
       hints: PollHints;
       etag?: string;
       lastModified?: string;

@@ -3,19 +3,20 @@
  * finished results to the wires. It runs on the serving thread but does no parsing there: it
  * only keeps per-source state and swaps in finished batches.
  *
- * Each source has an interval of its own (src/catalog/polling.ts): it drops to the floor when
- * a poll brings new items and grows by half when one brings nothing, up to the tier's
+ * Each source has an interval of its own (src/catalog/polling.ts): the floor after a poll
+ * that brings new items, else half the time since the last one that did, up to the tier's
  * ceiling; a server's `Cache-Control: max-age` and `Retry-After` are honoured, and 429/503
  * double it. Every request draws from its host's budget (paging included), so no host gets
  * more than its limit however many sources it serves. A source is never polled while its
  * previous poll is in flight. While a WebSub hub pushes a source, it is polled only as a check.
  */
-import { budgetOf, intervalRange, QUIET_GROWTH, SOURCES, type SourceDef, type Tier, filtersOf } from '../catalog/index.js';
+import { budgetOf, intervalRange, QUIET_SHARE, SOURCES, type SourceDef, type Tier, filtersOf } from '../catalog/index.js';
 import { log } from '../log.js';
 import { applyItems, type Applied } from './apply.js';
 import { RequestBudget } from './budget.js';
 import type { FetcherOptions } from './fetch/fetcher.js';
 import type { PollResult, PollTask } from './poll-task.js';
+import type { Span } from './parse/index.js';
 import { buildRequest } from './requests.js';
 import type { WebSub, PushStatus } from './websub.js';
 import type { WireIndex } from '../search/wire-index.js';
@@ -86,7 +87,8 @@ interface SourceRuntime {
   ceilingMs: number;
   intervalMs: number;
   intervalReason: string;
-  quietPolls: number;
+  /** When a poll last brought items new to the wire (start: the first poll). */
+  lastNewAt: number | null;
   /** Earliest time of the next poll. */
   nextAt: number;
   inFlight: boolean;
@@ -108,10 +110,10 @@ interface SourceRuntime {
   notBefore: number;
   newItems: number;
   newest: { published: number; seenAt: number } | null;
-  /** Paging: the newest entry time the previous complete poll reached. */
-  marker: number | null;
-  /** Paging: the newest entry time of the poll in progress (its first page). */
-  pollNewest: number | null;
+  /** Paging: the newest entry of the previous complete poll (its id is unknown after a restart). */
+  marker: { time: number; id: string | null } | null;
+  /** Paging: the newest entry of the poll in progress (its first page). */
+  pollNewest: { time: number; id: string } | null;
   pages: number;
   pagingGaps: number;
 }
@@ -152,7 +154,7 @@ export class Scheduler {
         ceilingMs: range.ceilingSec * 1000,
         intervalMs: range.floorSec * 1000,
         intervalReason: 'first poll',
-        quietPolls: 0,
+        lastNewAt: null,
         nextAt: 0,
         inFlight: false,
         polls: 0,
@@ -170,7 +172,7 @@ export class Scheduler {
         newItems: 0,
         newest: null,
         // After a restart, paging reaches back to what the snapshot holds.
-        marker: def.paging ? (opts.wires.get(def.wire.id)?.newest()?.published ?? null) : null,
+        marker: startMarker(def, opts.wires),
         pollNewest: null,
         pages: 0,
         pagingGaps: 0,
@@ -310,19 +312,25 @@ export class Scheduler {
     return more;
   }
 
-  /** Paging: whether the pages so far reach back to the newest entry of the previous poll. */
-  private needsNextPage(s: SourceRuntime, span: { newest: number; oldest: number } | null, page: number): boolean {
+  /**
+   * Paging: whether the pages so far reach back to the newest entry of the previous poll. They
+   * do when they hold that entry, or an entry strictly older: times have whole seconds, and
+   * EDGAR accepts several filings in one second, so an entry as old as the mark may be one
+   * not seen yet.
+   */
+  private needsNextPage(s: SourceRuntime, span: Span | null, page: number): boolean {
     const paging = s.def.paging;
     if (!paging || !span) return false;
-    if (page === 0) s.pollNewest = span.newest;
-    const reached = s.marker === null || span.oldest <= s.marker;
+    if (page === 0) s.pollNewest = { time: span.newest, id: span.newestId };
+    const m = s.marker;
+    const reached = m === null || span.oldest < m.time || (m.id !== null && span.ids.includes(m.id));
     if (!reached && page + 1 < paging.maxPages) return true;
     if (!reached) {
       s.pagingGaps++;
       log.warn('paging ran out before reaching the previous poll: entries between may be missing', { source: s.def.id, pages: page + 1 });
     }
-    const newest = s.pollNewest ?? span.newest;
-    s.marker = s.marker === null ? newest : Math.max(s.marker, newest);
+    const newest = s.pollNewest ?? { time: span.newest, id: span.newestId };
+    if (m === null || newest.time >= m.time) s.marker = newest;
     return false;
   }
 
@@ -330,12 +338,13 @@ export class Scheduler {
   private adapt(s: SourceRuntime, maxAgeMs: number | undefined): void {
     const push = this.opts.websub;
     if (push?.active(s.def.id)) push.checked(s.def.id, s.newItems);
-    if (s.newItems > 0) {
-      s.quietPolls = 0;
+    const now = Date.now();
+    if (s.newItems > 0 || s.lastNewAt === null) {
+      s.lastNewAt = now;
       this.setInterval(s, s.floorMs, 'new items in the last poll');
     } else {
-      s.quietPolls++;
-      this.setInterval(s, s.intervalMs * QUIET_GROWTH, `no new items in ${s.quietPolls} poll(s)`);
+      const quietMs = now - s.lastNewAt;
+      this.setInterval(s, quietMs * QUIET_SHARE, `no new items for ${Math.round(quietMs / 1000)} s`);
     }
     if (maxAgeMs !== undefined && maxAgeMs > s.intervalMs && s.floorMs < s.ceilingMs) {
       this.setInterval(s, maxAgeMs, `the server's Cache-Control max-age (${Math.round(maxAgeMs / 1000)} s)`);
@@ -440,6 +449,12 @@ export class Scheduler {
   }
 }
 
+/** After a restart, paging reaches back to the newest item the snapshot holds. */
+function startMarker(def: SourceDef & { wire: { id: string } }, wires: ReadonlyMap<string, WireIndex>): SourceRuntime['marker'] {
+  const newest = def.paging ? wires.get(def.wire.id)?.newest() : undefined;
+  return newest ? { time: newest.published, id: null } : null;
+}
+
 /** The URL of page `page` of a paging source (page 0: the URL as configured). */
 function pageUrl(s: SourceRuntime, page: number): string {
   const paging = s.def.paging;
@@ -450,7 +465,7 @@ function pageUrl(s: SourceRuntime, page: number): string {
 }
 
 /** The catalogue entry without its back-reference to the wire, so it clones into a worker. */
-function plainSource(s: SourceDef): SourceDef {
-  const { id, name, filter, routes, format, url } = s;
-  return { id, name, format, url, ...(filter !== undefined && { filter }), ...(routes !== undefined && { routes }) };
+function plainSource(s: SourceDef & { wire?: unknown }): SourceDef {
+  const { wire: _wire, ...plain } = s;
+  return plain;
 }

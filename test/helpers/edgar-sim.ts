@@ -9,8 +9,8 @@
  * e-mail address, and at most 10 requests in any second (see /work/shared/SOURCES.md,
  * "## /edgar/filings").
  */
+import { listenLoopback, mulberry32 } from './loopback.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export interface SimFiling {
   accession: string;
@@ -215,17 +215,6 @@ const RATE_HTML =
   'Please limit your request rate to comply with SEC fair access guidelines.</p></body></html>\n';
 
 // ---- random data ----------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   'ACME',
@@ -475,18 +464,7 @@ export async function startEdgarSim(opts: EdgarSimOptions = {}): Promise<EdgarSi
       res.end('internal error');
     }
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLoopback(server);
   const base = `http://127.0.0.1:${port}`;
 
   return {

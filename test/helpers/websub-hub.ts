@@ -15,9 +15,9 @@
  * Outbound requests use node:http(s) without keep-alive, so nothing outlives close().
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { listenLoopback } from './loopback.js';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
 
 export type HubAlgorithm = 'sha1' | 'sha256' | 'sha384' | 'sha512';
 
@@ -423,19 +423,7 @@ export async function startWebSubHub(opts: HubOptions = {}): Promise<WebSubHub> 
       }
     });
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenLoopback(server);
   hubUrl = `http://127.0.0.1:${port}/hub`;
 
   return {

@@ -22,6 +22,16 @@ export interface ParsedItem extends Item {
   publishedIsFirstSeen?: boolean;
 }
 
+/** What a page of a paging source (EDGAR) says about how far back it reaches. */
+export interface Span {
+  newest: number;
+  /** The id of the first entry with the newest time. */
+  newestId: string;
+  oldest: number;
+  /** Every entry's id as the document writes it, in document order. */
+  ids: string[];
+}
+
 export interface ParseResult {
   items: ParsedItem[];
   /** Entries the document holds (up to the per-document cap). */
@@ -37,8 +47,8 @@ export interface ParseResult {
   /** Why entries were skipped: reason → count. */
   skips: Record<string, number>;
   warnings: string[];
-  /** Publication times of the newest and oldest entries, dropped ones included (for paging). */
-  span: { newest: number; oldest: number } | null;
+  /** For paging: the dated entries' newest and oldest times and the newest one's id, and every entry's id (dropped ones included). */
+  span: Span | null;
   /** WebSub discovery: the hub links the document declares, and its self link. */
   hubs: string[];
   self?: string;
@@ -126,12 +136,20 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
   let dropped = 0;
   const drops: Record<string, number> = {};
   const rule = ruleFor(source);
-  let span: ParseResult['span'] = null;
+  let span: Span | null = null;
+  const noteSpan = (raw: RawEntry) => {
+    const id = raw.id ?? '';
+    const at = parseDate(raw.date);
+    if (!at || at.dateOnly) return;
+    if (!span) span = { newest: at.ms, newestId: id, oldest: at.ms, ids: [] };
+    else if (at.ms > span.newest) [span.newest, span.newestId] = [at.ms, id];
+    else if (at.ms < span.oldest) span.oldest = at.ms;
+    span.ids.push(id);
+  };
   let kept: RawEntry[] = [];
   for (const raw of entries) {
     considered++;
-    const at = parseDate(raw.date);
-    if (at && !at.dateOnly) span = span ? { newest: Math.max(span.newest, at.ms), oldest: Math.min(span.oldest, at.ms) } : { newest: at.ms, oldest: at.ms };
+    if (source.paging) noteSpan(raw);
     const dropReason = raw.dropped ?? rule?.drop?.(raw);
     if (dropReason) {
       dropped++;
