@@ -26,6 +26,8 @@ const linked = (tag: string, i: number) => `<item><title>${tag} story ${i}</titl
 // An opaque guid is no link: such an entry has nowhere to send a reader.
 const unlinked = (tag: string, i: number) => `<item><title>${tag} story ${i}</title><guid isPermaLink="false">${tag}-${i}</guid><pubDate>${pubDate(i)}</pubDate></item>`;
 
+const STALE_AT = Date.now() - 10 * 86_400_000;
+
 const REAL = (file: string) => readFileSync(new URL(`../../fixtures/real/${file}`, import.meta.url));
 /** EDGAR's 10-K listing without its form categories: what a change of EDGAR's format would look like. */
 const EDGAR_NO_FORMS = Buffer.from(
@@ -41,6 +43,8 @@ before(async () => {
   server = createServer((req, res) => {
     res.setHeader('content-type', 'application/rss+xml');
     if (req.url === '/no-links') return void res.end(rss([0, 1, 2].map((i) => unlinked('nolink', i))));
+    // A feed whose newest story is ten days old, polled for a wire that keeps seven.
+    if (req.url === '/stale') return void res.end(rss([0, 1, 2].map((i) => linked('stale', i).replace(pubDate(i), new Date(STALE_AT - i * 60_000).toUTCString()))));
     if (req.url === '/edgar-no-forms') return void res.setHeader('content-type', 'application/atom+xml').end(EDGAR_NO_FORMS);
     if (req.url === '/degrading') {
       // First document: 10 good entries. Later ones: 7 of 10 without a link.
@@ -63,6 +67,7 @@ test('entries but no item: a failed poll with its reason in /sources and /health
   overrides['hn-show'] = `${url}/no-links`;
   overrides['hn-rising'] = `${url}/degrading`;
   overrides.edgar = `${url}/edgar-no-forms`;
+  overrides['hn-frontpage'] = `${url}/stale`;
   writeFileSync(file, JSON.stringify(overrides));
 
   const child = spawn(process.execPath, [MAIN], {
@@ -93,6 +98,13 @@ test('entries but no item: a failed poll with its reason in /sources and /health
     assert.equal(failed.last_error.code, 'parse_no_items');
     assert.equal(failed.last_error.message, '3 of 3 entries skipped: no usable link');
     assert.equal(failed.items_held, 0);
+    // Entries, all older than the wire keeps: a source gone stale, not a quiet zero.
+    const stale = await until('the stale source to fail', async () => {
+      const st = await sourceState('hn-frontpage');
+      return st?.last_error ? st : undefined;
+    });
+    assert.equal(stale.last_error.code, 'parse_no_items');
+    assert.equal(stale.last_error.message, `3 of 3 items older than the wire's 7d retention; the newest is from ${new Date(Math.floor(STALE_AT / 1000) * 1000).toISOString()}`);
     // The source's own rule removed every entry (a change of EDGAR's format): as loud as a missing link.
     const noForms = await until('EDGAR to fail on entries without a form', async () => {
       const st = await sourceState('edgar');

@@ -14,15 +14,18 @@ export const APPLY_SLICE_MS = 0.5;
 
 const decoder = new TextDecoder();
 
-/** What a batch brought: items the wire did not hold, and the newest publication time among them. */
+/** What a batch brought: items the wire did not hold and the newest publication time among them; items older than the wire keeps, and the newest time of all. */
 export interface Applied {
   added: number;
   newest: number | null;
+  tooOld: number;
+  newestOfAll: number | null;
 }
 
 /** `lines`: the items as UTF-8 JSON lines, as the worker encodes them (`encodeItems`). */
 export async function applyItems(index: WireIndex, lines: Uint8Array, now: number): Promise<Applied> {
-  const applied: Applied = { added: 0, newest: null };
+  const applied: Applied = { added: 0, newest: null, tooOld: 0, newestOfAll: null };
+  const oldest = now - index.maxAgeMs;
   let sliceStart = performance.now();
   const one: Item[] = [];
   for (let start = 0; start < lines.length; ) {
@@ -39,6 +42,11 @@ export async function applyItems(index: WireIndex, lines: Uint8Array, now: numbe
     // must not move it forward, or it would look fresh forever.
     const known = index.get(item.filter, item.id);
     if (publishedIsFirstSeen && known) item.published = known.published;
+    if (applied.newestOfAll === null || item.published > applied.newestOfAll) applied.newestOfAll = item.published;
+    if (item.published < oldest) {
+      applied.tooOld++;
+      continue; // the wire would not keep it
+    }
     if (!known) {
       applied.added++;
       if (applied.newest === null || item.published > applied.newest) applied.newest = item.published;

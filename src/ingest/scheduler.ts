@@ -76,7 +76,7 @@ export interface SourceStatus {
   delivery: PushStatus | null;
 }
 
-type Def = SourceDef & { wire: { id: string; tier: Tier; paid: { path: string }[] } };
+type Def = SourceDef & { wire: { id: string; tier: Tier; retention: string; paid: { path: string }[] } };
 
 interface SourceRuntime {
   def: Def;
@@ -275,16 +275,22 @@ export class Scheduler {
   private async record(s: SourceRuntime, result: PollResult, page: number): Promise<boolean> {
     if (this.stopped) return false;
     const now = Date.now();
-    if (result.kind === 'error') {
-      s.consecutiveFailures++;
-      s.failures++;
-      s.lastError = { at: new Date(now).toISOString(), code: result.code, message: result.message };
-      if (result.status !== undefined) s.lastError.status = result.status;
-      if (result.status === 429 || result.status === 503) this.setInterval(s, s.intervalMs * 2, `asked to slow down (HTTP ${result.status})`);
-      const backoff = Math.min(MAX_BACKOFF_MS, s.intervalMs * 2 ** (s.consecutiveFailures - 1));
-      s.notBefore = now + Math.max(result.retryAfterMs ?? 0, s.consecutiveFailures > 1 ? backoff : 0);
-      log.warn('poll failed', { source: s.def.id, page, code: result.code, message: result.message, failures: s.consecutiveFailures });
-      return false;
+    if (result.kind === 'error') return this.fail(s, result, page, now);
+    if (page === 0) this.opts.websub?.discovered(s.def.id, s.url, result.hints.hubs, result.hints.self, now);
+    let added = 0;
+    let more = false;
+    if (result.kind === 'items') {
+      const applied = await this.applyDocument(s, result, now);
+      // Entries, but none young enough for the wire: a source gone stale is no quiet zero.
+      if (page === 0 && result.count > 0 && applied.tooOld === result.count) {
+        const newest = new Date(applied.newestOfAll!).toISOString();
+        const message = `${result.count} of ${result.count} items older than the wire's ${s.def.wire.retention} retention; the newest is from ${newest}`;
+        return this.fail(s, { code: 'parse_no_items', message }, page, now);
+      }
+      added = applied.added;
+      more = this.needsNextPage(s, result.span, page);
+    } else {
+      s.etagHits++;
     }
     s.consecutiveFailures = 0;
     s.notBefore = 0;
@@ -292,15 +298,6 @@ export class Scheduler {
     if (page === 0) {
       if (result.etag !== undefined) s.etag = result.etag;
       if (result.lastModified !== undefined) s.lastModified = result.lastModified;
-      this.opts.websub?.discovered(s.def.id, s.url, result.hints.hubs, result.hints.self, now);
-    }
-    let added = 0;
-    let more = false;
-    if (result.kind === 'not-modified') {
-      s.etagHits++;
-    } else {
-      added = (await this.applyDocument(s, result, now)).added;
-      more = this.needsNextPage(s, result.span, page);
     }
     if (page === 0) {
       s.newItems = 0;
@@ -310,6 +307,19 @@ export class Scheduler {
     s.pages = page + 1;
     if (!more) this.adapt(s, result.hints.maxAgeMs);
     return more;
+  }
+
+  /** A failed poll: counted, backed off (doubling per failure), and what the server asked for obeyed. */
+  private fail(s: SourceRuntime, error: { code: string; message: string; status?: number; retryAfterMs?: number }, page: number, now: number): false {
+    s.consecutiveFailures++;
+    s.failures++;
+    s.lastError = { at: new Date(now).toISOString(), code: error.code, message: error.message };
+    if (error.status !== undefined) s.lastError.status = error.status;
+    if (error.status === 429 || error.status === 503) this.setInterval(s, s.intervalMs * 2, `asked to slow down (HTTP ${error.status})`);
+    const backoff = Math.min(MAX_BACKOFF_MS, s.intervalMs * 2 ** (s.consecutiveFailures - 1));
+    s.notBefore = now + Math.max(error.retryAfterMs ?? 0, s.consecutiveFailures > 1 ? backoff : 0);
+    log.warn('poll failed', { source: s.def.id, page, code: error.code, message: error.message, failures: s.consecutiveFailures });
+    return false;
   }
 
   /**
@@ -361,7 +371,7 @@ export class Scheduler {
     s.skipped += result.skipped;
     this.noteSkips(s, result);
     const index = this.opts.wires.get(s.def.wire.id);
-    const applied = index ? await applyItems(index, result.items, now) : { added: 0, newest: null };
+    const applied = index ? await applyItems(index, result.items, now) : { added: 0, newest: null, tooOld: 0, newestOfAll: null };
     if (applied.newest !== null && (s.newest === null || applied.newest > s.newest.published)) s.newest = { published: applied.newest, seenAt: Date.now() };
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
     return applied;

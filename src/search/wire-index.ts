@@ -98,6 +98,11 @@ export class WireIndex {
   /** Set by the stream hub; null while nobody listens. */
   onStored: StoredListener | null = null;
 
+  /** Items older than this are not kept. */
+  get maxAgeMs(): number {
+    return this.opts.maxAgeMs;
+  }
+
   constructor(private readonly opts: WireIndexOptions) {
     this.halfLifeMs = opts.halfLifeMs ?? DEFAULT_HALF_LIFE_MS;
     this.frequentMin = frequentMinFor(opts.maxItems);
