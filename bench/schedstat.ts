@@ -1,5 +1,5 @@
 /**
- * How long a thread waits for a CPU while it is runnable: the probe behind the README's
+ * How long a thread waits for a CPU while it is runnable: the probe behind docs/benchmarks.md's
  * remark that a serving thread sharing its core waits behind other threads for whole
  * scheduler time slices.
  *

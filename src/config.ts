@@ -1,6 +1,6 @@
 /**
  * Every setting of the service: one table of options with their defaults, read from the
- * environment once at start, validated, and frozen. The README's configuration table lists
+ * environment once at start, validated, and frozen. The configuration table of docs/configuration.md lists
  * the same options (a test checks that none is missing there).
  */
 import { isAbsolute, resolve } from 'node:path';

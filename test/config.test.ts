@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { checkCatalog, PAID_ROUTES, PREVIEW_ROUTES, usdToAtomic } from '../src/catalog/index.js';
 import { ConfigError, loadConfig, OPTIONS } from '../src/config.js';
 import { pollingTable, sourcesTableOf, tiersTable } from '../src/docs/readme-tables.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const ROOT = new URL('../../', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
+/** The front page and the reference pages under docs/. */
+const PAGES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((f) => `docs/${f}`)];
+const DOC = (page: string) => read(`docs/${page}.md`);
+
+/** A heading's anchor as GitHub makes it. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\- _]/gu, '')
+    .replace(/ /g, '-');
 
 test('defaults apply when nothing is set', () => {
   const c = loadConfig({});
@@ -33,13 +45,35 @@ test('an invalid or zero PAY_TO_ADDRESS disables payments with a reason', () => 
   assert.equal(loadConfig({ PAY_TO_ADDRESS: '0x' + 'ab'.repeat(20) }).payTo, '0x' + 'ab'.repeat(20));
 });
 
-test('the README documents every option, route, wire and source as the code has them', () => {
-  for (const o of OPTIONS) assert.ok(README.includes(`| \`${o.env}\` |`), o.env);
-  for (const r of PAID_ROUTES) assert.ok(README.includes(`\`${r.path}\``), r.path);
+test('the docs document every option, route, wire and source as the code has them', () => {
+  for (const o of OPTIONS) assert.ok(DOC('configuration').includes(`| \`${o.env}\` |`), o.env);
+  for (const r of PAID_ROUTES) assert.ok(read('README.md').includes(`\`${r.path}\``) && DOC('routes').includes(`\`${r.path}\``), r.path);
   // Regenerate with `node dist/scripts/readme-tables.js` after a catalogue change.
-  assert.ok(README.includes(tiersTable()), 'README tiers table matches the catalogue');
-  assert.ok(README.includes(pollingTable()), 'README polling table matches the catalogue');
-  assert.ok(README.includes(sourcesTableOf(new URL('../../fixtures/', import.meta.url))), 'README sources table matches the catalogue and the real captures');
+  assert.ok(DOC('sources').includes(tiersTable()), 'docs/sources.md tiers table matches the catalogue');
+  assert.ok(DOC('sources').includes(pollingTable()), 'docs/sources.md polling table matches the catalogue');
+  assert.ok(DOC('sources').includes(sourcesTableOf(new URL('fixtures/', ROOT))), 'docs/sources.md sources table matches the catalogue and the real captures');
+});
+
+test('the README is a front page: short, with the test command CI runs, and every link in it and in docs/ leads somewhere', () => {
+  const readme = read('README.md');
+  assert.ok(readme.split('\n').length <= 220, `README.md has ${readme.split('\n').length} lines`);
+  assert.ok(readme.includes('npm test'));
+  const broken: string[] = [];
+  for (const page of PAGES) {
+    for (const [, target] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue; // http(s), mailto
+      const [path, anchor] = target!.split('#');
+      const file = path ? new URL(path, new URL(page, ROOT)) : new URL(page, ROOT);
+      if (!existsSync(file)) {
+        broken.push(`${page}: ${target} (no such file)`);
+        continue;
+      }
+      if (!anchor || !file.pathname.endsWith('.md')) continue;
+      const anchors = [...readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!));
+      if (!anchors.includes(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });
 
 test('the catalogue holds the contract: 22 paid routes, 21 previews, consistent data', () => {

@@ -1,6 +1,6 @@
 /**
  * How often each source is polled and how many requests each host may get: data, with the
- * reason for every number. The scheduler (src/ingest/scheduler.ts) and the README's polling
+ * reason for every number. The scheduler (src/ingest/scheduler.ts) and docs/sources.md's polling
  * table are derived from it.
  *
  * A source's interval adapts between its tier's floor and ceiling: the floor when a poll

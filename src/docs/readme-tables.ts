@@ -1,6 +1,6 @@
 /**
- * Markdown tables of the README that restate the catalogue. They are generated here and a
- * test checks the README holds them verbatim, so the README cannot drift from the code:
+ * Markdown tables of docs/sources.md that restate the catalogue. They are generated here and a
+ * test checks the page holds them verbatim, so the docs cannot drift from the code:
  * `node dist/scripts/readme-tables.js` prints them after a catalogue change.
  */
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Query-string parameters of the wire routes: one TypeBox schema per route, derived from the
  * catalogue and compiled once at start, plus the parsing rules that a schema cannot state.
  *
- * Deliberate rules (documented in the README):
+ * Deliberate rules (documented in docs/routes.md):
  * - `+` is a space and percent-encoding is decoded; a malformed escape is a 400.
  * - A parameter given twice is a 400 (which one did the client mean?).
  * - An unknown parameter is a 400: on a paid route a misspelt filter would otherwise return,

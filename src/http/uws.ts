@@ -2,7 +2,7 @@
  * Loads the uWebSockets.js native binary for this platform and Node ABI, and says which file
  * it was.
  *
- * The package (DESIGN decision 1; README "Runtime") ships one binary per platform, arch and
+ * The package (DESIGN decision 1; docs/deployment.md, "Runtime") ships one binary per platform, arch and
  * Node ABI, linked against glibc 2.38. On an older glibc (Debian 12 has 2.36) the loader
  * refuses it; we then load a copy rebound to the classic C parsers (glibc-compat.ts), written
  * by `npm run build` (or the first start) beside the compiled code, in dist/uws-glibc-2.36/,

@@ -80,7 +80,7 @@ export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary'>;
 export function fragmentsOf(item: Item): Fragments {
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
   // that every young-generation GC copies while the item is new and every full GC marks after.
-  // `join` makes one flat string (see bench:ingest's scavenge figures in the README).
+  // `join` makes one flat string (see bench:ingest's scavenge figures in docs/benchmarks.md).
   const jsonHead = [
     '{"title":',
     JSON.stringify(item.title),
