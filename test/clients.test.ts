@@ -16,7 +16,11 @@ import { x402Client } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
-import { wrapAxiosWithPaymentFromConfig, decodePaymentResponseHeader as decodeAxiosV2 } from '@x402/axios';
+import { wrapAxiosWithPayment, wrapAxiosWithPaymentFromConfig, x402Client as AxiosX402Client, decodePaymentResponseHeader as decodeAxiosV2 } from '@x402/axios';
+import type { ClientExtension } from '@x402/core/client';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { wrapFetchWithPayment as wrapFetchV2, decodePaymentResponseHeader } from '@x402/fetch';
 import { wrap as faremeterWrap } from '@faremeter/fetch';
 import { exact as faremeterExact } from '@faremeter/payment-evm';
@@ -285,5 +289,87 @@ describe('one authorization is one payment, whichever version carries it', () =>
       return { status: res.status, body: await res.json(), settlement: decodeHeader(res.headers.get('payment-response')) };
     });
     await refusedAsReplay(p, '/hn/latest', 1, encodePayment({ x402Version: 1, scheme: 'exact', network: 'base', payload: payload.payload }), ELSEWHERE);
+  });
+});
+
+/**
+ * The README's way to pay with the official clients: each payment carries a
+ * `payment-identifier` id, added through x402Client's extension mechanism.
+ */
+const paymentIdentifier: ClientExtension = {
+  key: 'payment-identifier',
+  enrichPaymentPayload: async (payload) => ({ ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions ?? {})) }),
+};
+
+/** A fetch that sends a request again, as it was, when its answer never came (the README's). */
+const resending = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const request = new Request(input, init);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(request.clone());
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+};
+
+/**
+ * A proxy on loopback that loses the answer to the first paid request: the service gets the
+ * request, settles and answers, and the client's connection is cut before the answer reaches it.
+ */
+async function lossyProxy(upstream: string): Promise<{ url: string; payments: string[]; close(): Promise<void> }> {
+  const payments: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const payment = req.headers['payment-signature'];
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection'].includes(k))) as Record<string, string>;
+    const answer = await fetch(upstream + req.url, { headers, signal: signal() });
+    const body = Buffer.from(await answer.arrayBuffer());
+    if (typeof payment === 'string') {
+      payments.push(payment);
+      if (payments.length === 1) return void req.socket.destroy();
+    }
+    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, payments, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('the official clients after a lost answer: resent, served, charged once', () => {
+  test('@x402/fetch with the payment-identifier extension and a resending fetch', TEST, async (t) => {
+    const proxy = await lossyProxy(svc.base);
+    try {
+      const p = payer(6);
+      const client = new x402Client().register('eip155:*', new ExactEvmClientScheme(privateKeyToAccount(p.privateKey))).registerExtension(paymentIdentifier);
+      const pay = wrapFetchV2(resending, client);
+      await paysOnce(t, p, EDGAR_PRICE, async () => {
+        const res = await pay(proxy.url + EDGAR, { signal: signal() });
+        return { status: res.status, body: await res.json(), settlement: decodePaymentResponseHeader(res.headers.get('payment-response')!) };
+      });
+      assert.equal(proxy.payments.length, 2, 'the answer was lost once and the request sent again');
+      assert.equal(proxy.payments[1], proxy.payments[0], 'with the same payment');
+      assert.match(decodeHeader(proxy.payments[0]!).extensions['payment-identifier'].info.id, /^[A-Za-z0-9_-]{16,128}$/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('@x402/axios with the payment-identifier extension and a retry of the request on a network error', TEST, async (t) => {
+    const proxy = await lossyProxy(svc.base);
+    try {
+      const p = payer(7);
+      // @x402/axios 2.11 carries its own @x402/core: its x402Client, the same extension.
+      const client = new AxiosX402Client().register('eip155:*', new ExactEvmClientScheme(privateKeyToAccount(p.privateKey)) as never).registerExtension(paymentIdentifier as never);
+      const api = wrapAxiosWithPayment(axios.create({ timeout: WAIT_MS }), client);
+      // A request whose answer never came is sent again as it was, payment header included.
+      api.interceptors.response.use(undefined, (err) => (!err.response && err.config && !err.config.resent ? api.request({ ...err.config, resent: true }) : Promise.reject(err)));
+      await paysOnce(t, p, EDGAR_PRICE, async () => {
+        const res = await api.get(proxy.url + EDGAR);
+        return { status: res.status, body: res.data, settlement: decodeAxiosV2(res.headers['payment-response']) };
+      });
+      assert.equal(proxy.payments.length, 2);
+      assert.equal(proxy.payments[1], proxy.payments[0]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
