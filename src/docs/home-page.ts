@@ -148,10 +148,14 @@ function snippets(base: string): Snippet[] {
   const x402 = [
     "import { x402Client } from '@x402/core/client';",
     "import { ExactEvmScheme } from '@x402/evm/exact/client';",
+    "import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';",
     "import { wrapFetchWithPayment } from '@x402/fetch';",
     "import { privateKeyToAccount } from 'viem/accounts';",
     '',
-    "const pay = wrapFetchWithPayment(fetch, new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(KEY))));",
+    '// A payment-identifier id on each payment: a resend after a lost answer is served and charged once.',
+    "const paymentIdentifier = { key: 'payment-identifier', enrichPaymentPayload: async (p) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone(p.extensions ?? {})) }) };",
+    "const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(KEY))).registerExtension(paymentIdentifier);",
+    'const pay = wrapFetchWithPayment(fetch, client);',
     `const res = await pay('${base}${paidEx.paid[0]!.path}?${param(paidEx)}');`,
     'console.log(await res.json());',
   ].join('\n');
