@@ -18,8 +18,6 @@
  *
  *   npm run bench:freshness   (this runs after bench/freshness.ts; BENCH_MIN=5 POLL_MS=250)
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +28,7 @@ import { setLogLevel } from '../src/log.js';
 import { startService } from '../src/service.js';
 import { startEdgarSim, type SimFiling } from '../test/helpers/edgar-sim.js';
 import { decodeHeader, encodePayment, signPayment } from '../test/helpers/payments.js';
+import { freePort } from '../test/helpers/loopback.js';
 import { startPublisher, type Publisher } from '../test/helpers/publisher.js';
 import { startWebSubHub } from '../test/helpers/websub-hub.js';
 import { refusedUpgrade } from '../test/helpers/ws.js';
@@ -65,10 +64,7 @@ const sim = await startEdgarSim();
 const hub = await startWebSubHub();
 const pushedFeed = await startPublisher({ hub: hub.url });
 const adaptiveFeed = await startPublisher();
-const probe = createServer();
-await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-const port = (probe.address() as AddressInfo).port;
-await new Promise((r) => probe.close(r));
+const port = await freePort();
 
 const dir = mkdtempSync(join(tmpdir(), 'wires-freshness-sources-'));
 const overrides: Record<string, string> = Object.fromEntries(SOURCES.map((s) => [s.id, 'http://127.0.0.1:9/closed']));

@@ -16,6 +16,7 @@ import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { SOURCES } from '../src/catalog/index.js';
+import { freePort } from './helpers/loopback.js';
 import { startEdgarSim, type EdgarSim, type SimFiling } from './helpers/edgar-sim.js';
 import { startPollingService, type PollingService } from './helpers/service.js';
 import { startPublisher, type Publisher } from './helpers/publisher.js';
@@ -36,14 +37,6 @@ async function until<T>(what: string, fn: () => T | undefined | false | Promise<
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 const CNBC = SOURCES.filter((s) => s.url.includes('search.cnbc.com')).map((s) => s.id);

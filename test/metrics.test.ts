@@ -4,18 +4,14 @@
  * calls did. No label may carry a payer, a query or anything else a client chooses.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import parsePrometheus from 'parse-prometheus-text-format';
-import { loadConfig } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { setLogLevel } from '../src/log.js';
+import type { Service } from '../src/service.js';
 import { ROUTES } from '../src/catalog/index.js';
-import { startService, type Service } from '../src/service.js';
 import { encodePayment, signPayment } from './helpers/payments.js';
-import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
+import { startPollingService, startTestService, type TestService } from './helpers/service.js';
 
 interface Family {
   name: string;
@@ -134,20 +130,7 @@ describe('ingestion metrics', () => {
   before(async () => {
     setLogLevel('error');
     fixtures = await startFixtureServer();
-    const dir = mkdtempSync(join(tmpdir(), 'wires-metrics-'));
-    writeFileSync(join(dir, 'sources.json'), JSON.stringify(fixtures.overrides));
-    const config = loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      PAY_TO_ADDRESS: PAY_TO,
-      FACILITATOR_URL: 'http://127.0.0.1:9',
-      DATA_DIR: dir,
-      WIRES_SOURCES: join(dir, 'sources.json'),
-      POLL_INTERVAL_SEC: '3600',
-      FETCH_TIMEOUT_SEC: '60',
-    });
-    service = await startService(config);
-    base = `http://127.0.0.1:${service.port}`;
+    ({ service, base } = await startPollingService(fixtures.overrides));
     await service.scheduler!.firstRun;
   });
   after(async () => {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -22,6 +22,7 @@ import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { decodeHeader, encodePayment, signPayment } from './helpers/payments.js';
 import { startPollingService, startTestService, type PollingService, type TestService } from './helpers/service.js';
+import { freePort } from './helpers/loopback.js';
 import { startPublisher, type Publisher } from './helpers/publisher.js';
 import { startWebSubHub, type WebSubHub } from './helpers/websub-hub.js';
 import { SOURCES } from '../src/catalog/index.js';
@@ -212,17 +213,6 @@ async function exchange(port: number, payload: string | Buffer): Promise<RawResp
   } finally {
     conn.destroy();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const json = (r: RawResponse) => {

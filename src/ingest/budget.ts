@@ -10,8 +10,6 @@ export class RequestBudget {
   /** Start times of the last `perSecond` requests, oldest first. */
   private readonly starts: number[] = [];
   private queue: Promise<void> = Promise.resolve();
-  /** Requests started since creation. */
-  taken = 0;
 
   constructor(
     readonly key: string,
@@ -33,7 +31,6 @@ export class RequestBudget {
       if (this.starts.length < this.perSecond || now - this.starts[0]! >= 1000) {
         if (this.starts.length >= this.perSecond) this.starts.shift();
         this.starts.push(now);
-        this.taken++;
         return;
       }
       await sleep(Math.ceil(1000 - (now - this.starts[0]!)));
