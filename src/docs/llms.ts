@@ -1,6 +1,6 @@
 /** `/llms-full.txt`: the whole route list as plain text, for agents reading the service cold. */
 import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
-import { routeParamDocs } from '../http/params.js';
+import { routeParamDocs } from '../catalog/params.js';
 import { BLOCK_MINUTES, CLOSE, IDLE_TIMEOUT_SEC, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, streamWires } from '../stream/protocol.js';
 
 function describeParams(route: Route): string[] {

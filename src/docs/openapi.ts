@@ -4,7 +4,7 @@
  * the routes.
  */
 import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
-import { routeParamDocs } from '../http/params.js';
+import { routeParamDocs } from '../catalog/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { ARTICLE_SCHEMA, envelopeSchema } from './envelope-schema.js';
 import { toOpenApiSchema } from './param-schema.js';
@@ -30,7 +30,7 @@ function wireOperation(route: Route): Json {
     in: 'query',
     required: p.required,
     description: p.description,
-    schema: toOpenApiSchema(p.schema),
+    schema: p.schema,
   }));
   const responses: Json = {
     200: { description: 'The result envelope.', content: jsonContent(ref('Envelope')) },

@@ -1,4 +1,4 @@
-/** TypeBox parameter schemas as the plain JSON schemas documents carry (OpenAPI, x402 discovery). */
+/** TypeBox schemas (the stream messages) as the plain JSON schemas an OpenAPI document carries. */
 import type { TSchema } from '@sinclair/typebox';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,7 @@
 /**
- * Query-string parameters of the wire routes: one TypeBox schema per route, derived from the
- * catalogue and compiled once at start, plus the parsing rules that a schema cannot state.
+ * Query-string parameters of the wire routes: the catalogue's parameter schemas
+ * (catalog/params.ts) compiled once per route at start with TypeBox, plus the parsing rules
+ * that a schema cannot state.
  *
  * Deliberate rules (documented in docs/routes.md):
  * - `+` is a space and percent-encoding is decoded; a malformed escape is a 400.
@@ -11,15 +12,14 @@
  */
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { DURATION_PATTERN, durationMs } from '../catalog/duration.js';
+import { durationMs } from '../catalog/duration.js';
 import type { Route } from '../catalog/index.js';
+import { DEFAULT_LIMIT, type ParamSchema, Q_MAX_LENGTH, routeParamDocs } from '../catalog/params.js';
 import { STATE_CODES } from '../catalog/states.js';
 import { MAX_QUERY_TERMS, tokenizeQuery } from '../search/tokenize.js';
 import { apiError, type ApiError } from './errors.js';
 
-export const Q_MAX_LENGTH = 200;
 export const MAX_QUERY_STRING = 2048;
-const DEFAULT_LIMIT = 10;
 
 /** Parameters of a validated request, ready for the search. */
 export interface RouteParams {
@@ -36,57 +36,16 @@ export interface RouteParams {
 
 export type ParseResult = { ok: true; params: RouteParams } | { ok: false; error: ApiError };
 
-/** What the OpenAPI document and MCP tool schemas say about each parameter. */
-export interface ParamDoc {
-  name: string;
-  required: boolean;
-  description: string;
-  schema: TSchema;
-}
-
-/** The TypeBox schema of a route's query, and a description per parameter. */
-export function routeParamDocs(route: Route): ParamDoc[] {
-  const { wire, def } = route;
-  const docs: ParamDoc[] = [];
-  if (def.q === 'text') {
-    docs.push({
-      name: 'q',
-      required: def.qRequired,
-      description: 'Search terms; every term must match the title or summary.',
-      schema: Type.String({ minLength: 1, maxLength: Q_MAX_LENGTH }),
-    });
-  } else if (def.q === 'state') {
-    docs.push({
-      name: 'q',
-      required: false,
-      description: 'Two-letter US state code of the place of performance, e.g. CA (a full state name does not match).',
-      schema: Type.String({ pattern: '^[A-Za-z]{2}$' }),
-    });
-  }
-  docs.push({
-    name: 'since',
-    required: false,
-    description: `Freshness window: an integer followed by m, h or d, at most ${wire.retention} (the default).`,
-    schema: Type.String({ pattern: DURATION_PATTERN, default: wire.retention }),
-  });
-  docs.push({
-    name: 'limit',
-    required: false,
-    description: `Number of results, 1 to ${def.maxLimit}.`,
-    schema: Type.Integer({ minimum: 1, maximum: def.maxLimit, default: Math.min(DEFAULT_LIMIT, def.maxLimit) }),
-  });
-  docs.push({
-    name: wire.filter.name,
-    required: false,
-    description: `${wire.filter.description}.`,
-    schema: Type.Union(wire.filter.values.map((v) => Type.Literal(v))),
-  });
-  return docs;
+/** A parameter's plain schema as TypeBox, which compiles it to a checker. */
+function typeBox(schema: ParamSchema): TSchema {
+  if (schema.type === 'integer') return Type.Integer(schema);
+  const { enum: values, ...rest } = schema;
+  return values ? Type.Union(values.map((v) => Type.Literal(v))) : Type.String(rest);
 }
 
 export function routeSchema(route: Route): TObject {
   const props: Record<string, TSchema> = {};
-  for (const p of routeParamDocs(route)) props[p.name] = p.required ? p.schema : Type.Optional(p.schema);
+  for (const p of routeParamDocs(route)) props[p.name] = p.required ? typeBox(p.schema) : Type.Optional(typeBox(p.schema));
   return Type.Object(props, { additionalProperties: false });
 }
 

@@ -6,15 +6,14 @@
  */
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Route } from '../catalog/index.js';
-import { toOpenApiSchema } from '../docs/param-schema.js';
 import { envelopeSchema } from '../docs/envelope-schema.js';
-import { routeParamDocs } from '../http/params.js';
+import { routeParamDocs } from '../catalog/params.js';
 
 export function discoveryExtension(route: Route): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const p of routeParamDocs(route)) {
-    properties[p.name] = { ...toOpenApiSchema(p.schema), description: p.description };
+    properties[p.name] = { ...p.schema, description: p.description };
     if (p.required) required.push(p.name);
   }
   const { wire } = route;
