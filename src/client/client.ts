@@ -8,9 +8,8 @@
  * without signing. The private key never appears in an error or a log line.
  */
 import { randomBytes } from 'node:crypto';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ROUTES, WIRES, type Route } from '../catalog/index.js';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../pay/transfer-types.js';
+import { Wallet } from './sign.js';
 import { openStream, type StreamOptions, type WireStream } from './stream.js';
 import type { WireFilters, WireId } from './wires.gen.js';
 
@@ -100,7 +99,7 @@ const STREAM_BLOCK_MINUTES = 10;
 
 export class WiresClient {
   readonly url: string;
-  private readonly account: PrivateKeyAccount | null;
+  private readonly account: Wallet | null;
   private readonly maxPrice: number;
   private readonly maxSpend: number;
   private readonly http: typeof fetch;
@@ -122,7 +121,11 @@ export class WiresClient {
     if (opts.privateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(opts.privateKey)) {
       throw new WiresError('invalid_key', 'the wallet private key must be 0x followed by 64 hex digits');
     }
-    this.account = opts.privateKey ? privateKeyToAccount(opts.privateKey as `0x${string}`) : null;
+    try {
+      this.account = opts.privateKey ? new Wallet(opts.privateKey) : null;
+    } catch {
+      throw new WiresError('invalid_key', 'the wallet private key is not a valid secp256k1 key');
+    }
   }
 
   /** The paying address, or null without a key. */
@@ -245,7 +248,7 @@ export class WiresClient {
     if (!offer) throw new WiresError('no_offer', `no x402 exact offer on Base for ${path}: ${why}`.trim());
     const usd = await this.checkOffer(path, offer, true);
     try {
-      const payload = await this.sign(offer, required.resource);
+      const payload = this.sign(offer, required.resource);
       return { header: Buffer.from(JSON.stringify(payload)).toString('base64'), usd };
     } catch (err) {
       this.settle(usd, false);
@@ -313,22 +316,18 @@ export class WiresClient {
     return (await this.http(`${this.url}/health`)).json();
   }
 
-  private async sign(offer: Offer, resource: unknown): Promise<object> {
+  private sign(offer: Offer, resource: unknown): object {
     const validBefore = Math.floor(Date.now() / 1000) + offer.maxTimeoutSeconds;
     const authorization = {
       from: this.account!.address,
-      to: offer.payTo as `0x${string}`,
+      to: offer.payTo,
       value: offer.amount,
       validAfter: '0',
       validBefore: String(validBefore),
-      nonce: `0x${randomBytes(32).toString('hex')}` as `0x${string}`,
+      nonce: `0x${randomBytes(32).toString('hex')}`,
     };
-    const signature = await this.account!.signTypedData({
-      domain: { name: offer.extra.name, version: offer.extra.version, chainId: Number(offer.network.split(':')[1]), verifyingContract: offer.asset as `0x${string}` },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: { ...authorization, value: BigInt(offer.amount), validAfter: 0n, validBefore: BigInt(validBefore) },
-    });
+    const domain = { name: offer.extra.name, version: offer.extra.version, chainId: Number(offer.network.split(':')[1]), verifyingContract: offer.asset };
+    const signature = this.account!.signTransfer(domain, authorization);
     // A payment-identifier id never goes on chain: with it, resending this exact payment
     // after a lost response gets the answer again, charged once (without it, the service
     // treats a resend after settlement began as a replay).

@@ -1,10 +1,10 @@
 /**
  * MCP tools, derived from the catalogue: one per route. A preview route is a free tool; a
  * paid route is a tool paid per call with x402 (`_meta["x402/payment"]`). Input schemas are
- * the routes' TypeBox parameter schemas, with each filter as a plain string enum.
+ * the catalogue's parameter schemas (catalog/params.ts).
  */
 import { ROUTES, type Route } from '../catalog/index.js';
-import { routeParamDocs } from '../http/params.js';
+import { routeParamDocs } from '../catalog/params.js';
 
 export interface ToolDef {
   name: string;
@@ -22,9 +22,7 @@ function toolDef(route: Route): ToolDef {
   const properties: Record<string, object> = {};
   const required: string[] = [];
   for (const doc of routeParamDocs(route)) {
-    // JSON round trip drops TypeBox's symbol keys; filters become `enum`, which more clients read than `anyOf` of consts.
-    const schema = doc.name === route.wire.filter.name ? { type: 'string', enum: route.wire.filter.values } : (JSON.parse(JSON.stringify(doc.schema)) as object);
-    properties[doc.name] = { ...schema, description: doc.description };
+    properties[doc.name] = { ...doc.schema, description: doc.description };
     if (doc.required) required.push(doc.name);
   }
   const cost =
