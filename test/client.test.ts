@@ -180,6 +180,41 @@ describe('wires-mcp over stdio', () => {
       await client.close();
     }
   });
+  test('the stdio framing: bad lines get JSON-RPC errors, notifications no answer, a ping its answer, and it exits when stdin closes', async () => {
+    const child = spawn(process.execPath, [STDIO], { env: { PATH: process.env.PATH, WIRES_URL: svc.base }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const answers: any[] = [];
+    let buffered = '';
+    child.stdout.on('data', (c) => {
+      buffered += c;
+      for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+        answers.push(JSON.parse(buffered.slice(0, nl)));
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n');
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    child.stdin.write('not json\n\n');
+    child.stdin.write('[{"jsonrpc":"2.0","id":2,"method":"ping"}]\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"resources/list"}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope"}}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"cve_preview","arguments":{"limit":1}}}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":6,"method":"ping"}\n');
+    child.stdin.end();
+    assert.equal(await exited, 0, 'exits once stdin is closed and the answers are out');
+    const byId = new Map(answers.filter((a) => a.id !== null).map((a) => [a.id, a]));
+    assert.equal(byId.get(1).result.protocolVersion, '2025-06-18', 'an unknown version is answered with the newest supported');
+    assert.deepEqual(
+      answers.filter((a) => a.id === null).map((a) => a.error.code),
+      [-32700, -32600],
+      'the line that is not JSON and the batch',
+    );
+    assert.equal(byId.get(3).error.code, -32601);
+    assert.equal(byId.get(4).error.code, -32602);
+    assert.equal(JSON.parse(byId.get(5).result.content[0].text).articles.length, 1);
+    assert.deepEqual(byId.get(6).result, {});
+    assert.equal(answers.length, 7, 'nothing for the notification or the blank line');
+  });
 });
 
 describe('sign-payment script (curl)', () => {

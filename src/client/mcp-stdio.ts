@@ -8,11 +8,14 @@
  * `stream_poll` turns the service's push stream into something an agent can poll: its first
  * call opens a paid subscription (WebSocket, renewed while MAX_SPEND_USD allows) and each
  * later call with the same arguments returns the items that arrived since the previous one.
+ *
+ * The transport is MCP's stdio: one JSON-RPC message per line on stdin and stdout, logs on
+ * stderr. The JSON-RPC layer is the service's own (mcp/jsonrpc.ts), so the client package
+ * needs no MCP library.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createInterface } from 'node:readline';
 import { WIRES } from '../catalog/index.js';
+import { answerMcp, ERR, rpcError, type RpcOutcome } from '../mcp/jsonrpc.js';
 import { ROUTE_BY_TOOL, TOOLS, type ToolDef } from '../mcp/tools.js';
 import { previewParams, WiresError, type CallResult } from './client.js';
 import { clientFromEnv } from './env.js';
@@ -20,7 +23,6 @@ import type { WireStream } from './stream.js';
 import type { WireId } from './wires.gen.js';
 
 const client = clientFromEnv();
-const server = new Server({ name: 'wires-mcp', version: '0.1.0' }, { capabilities: { tools: {} } });
 
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 const describe = (r: CallResult) => JSON.stringify(r.envelope);
@@ -80,39 +82,60 @@ async function streamPoll(args: Record<string, string>) {
   return { content: text(JSON.stringify({ count: items.length, items })).concat(text(notes.join(' '))) };
 }
 
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS, STREAM_POLL] }));
+const stringArgs = (args: unknown) => Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, String(v)]));
 
-server.setRequestHandler(CallToolRequestSchema, async (req) => {
-  if (req.params.name === STREAM_POLL.name) {
-    return streamPoll(Object.fromEntries(Object.entries(req.params.arguments ?? {}).map(([k, v]) => [k, String(v)])));
-  }
-  const route = ROUTE_BY_TOOL.get(req.params.name);
-  if (!route) return { isError: true, content: text(`unknown tool ${req.params.name}`) };
-  const args = Object.fromEntries(Object.entries(req.params.arguments ?? {}).map(([k, v]) => [k, String(v)]));
+async function callTool(params: Record<string, unknown>): Promise<RpcOutcome> {
+  if (params.name === STREAM_POLL.name) return { result: await streamPoll(stringArgs(params.arguments)) };
+  const route = typeof params.name === 'string' ? ROUTE_BY_TOOL.get(params.name) : undefined;
+  if (!route) return rpcError(ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
+  const args = stringArgs(params.arguments);
   const preview = async (why: string) => {
     // The caller's limit, capped at the preview's 3.
     const result = await client.call(route.previewPath, previewParams(route.previewPath, args));
     return { content: text(`${why} Showing the free preview (top 3) instead.`).concat(text(describe(result))) };
   };
   try {
-    if (route.kind === 'preview') return { content: text(describe(await client.call(route.path, args))) };
-    if (!client.canPay) return await preview('No WALLET_PRIVATE_KEY is configured, so nothing was paid.');
+    if (route.kind === 'preview') return { result: { content: text(describe(await client.call(route.path, args))) } };
+    if (!client.canPay) return { result: await preview('No WALLET_PRIVATE_KEY is configured, so nothing was paid.') };
     try {
       const result = await client.call(route.path, args);
       const tx = result.settlement?.transaction || 'settlement pending';
       return {
-        content: text(describe(result)).concat(text(`Paid ${result.paidUsd} USD (${tx}); spent this session: ${client.spentUsd} USD.`)),
-        _meta: { 'x402/payment-response': result.settlement },
+        result: {
+          content: text(describe(result)).concat(text(`Paid ${result.paidUsd} USD (${tx}); spent this session: ${client.spentUsd} USD.`)),
+          _meta: { 'x402/payment-response': result.settlement },
+        },
       };
     } catch (err) {
       // Parameter errors are the caller's to fix; payment problems fall back to the preview.
       if (err instanceof WiresError && err.details.status === 400) throw err;
-      return await preview(`Payment not made: ${(err as Error).message}.`);
+      return { result: await preview(`Payment not made: ${(err as Error).message}.`) };
     }
   } catch (err) {
     const allowed = err instanceof WiresError ? (err.details.allowed as string[] | undefined) : undefined;
-    return { isError: true, content: text(`${(err as Error).message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`) };
+    return { result: { isError: true, content: text(`${(err as Error).message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`) } };
   }
-});
+}
 
-await server.connect(new StdioServerTransport());
+const server = {
+  info: { name: 'wires-mcp', version: '0.1.0' },
+  instructions: 'Real-time data wires, paid from the local wallet within its limits. *_preview tools are free (top 3); stream_poll follows a wire live.',
+  tools: [...TOOLS, STREAM_POLL],
+  callTool,
+};
+
+// Requests are answered as they complete, not in turn: a ping is not held behind a paid call.
+const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+lines.on('line', (line) => {
+  if (line.trim() === '') return;
+  answerMcp(line, server).then(
+    ({ body }) => {
+      if (body !== null) process.stdout.write(`${body}\n`);
+    },
+    (err: unknown) => process.stderr.write(`wires-mcp: ${(err as Error).message}\n`),
+  );
+});
+// The client closed stdin: end the subscriptions so the process can exit.
+lines.on('close', () => {
+  for (const stream of streams.values()) stream.close();
+});

@@ -15,9 +15,9 @@ import { NETWORK, type Offer } from '../pay/offer.js';
 import { presentPayment } from '../pay/intake.js';
 import { V1_NETWORK } from '../pay/payment-header.js';
 import type { Payments } from '../pay/payments.js';
+import { answerMcp, ERR, rpcError, type RpcOutcome } from './jsonrpc.js';
 import { ROUTE_BY_TOOL, TOOLS } from './tools.js';
 
-export const PROTOCOL_VERSIONS = ['2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const MAX_MCP_BODY = 256 * 1024;
 
 export interface McpDeps {
@@ -34,81 +34,47 @@ export interface McpReply {
   body: string | null;
 }
 
-type Id = string | number | null;
-const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 } as const;
-
-const reply = (id: Id, result: unknown): McpReply => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, result }) });
-const error = (id: Id, code: number, message: string, status = 200): McpReply => ({ status, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) });
+const STATUS = { message: 200, invalid: 400, none: 202 } as const;
+const INSTRUCTIONS = 'Real-time data wires. *_preview tools are free (top 3); the others cost 0.005 or 0.01 USD per call via x402 (USDC on Base).';
 const text = (t: string) => [{ type: 'text', text: t }];
-const toolError = (message: string, extra: object = {}) => ({ isError: true, content: text(message), ...extra });
+const ok = (result: unknown): RpcOutcome => ({ result });
+const toolError = (message: string, extra: object = {}) => ok({ isError: true, content: text(message), ...extra });
 
 export async function handleMcp(raw: string, deps: McpDeps): Promise<McpReply> {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(raw);
-  } catch {
-    return error(null, ERR.parse, 'Parse error: the body is not JSON', 400);
-  }
-  if (Array.isArray(msg)) return error(null, ERR.invalidRequest, 'Batch requests are not supported; send one JSON-RPC message per request', 400);
-  if (typeof msg !== 'object' || msg === null) return error(null, ERR.invalidRequest, 'Invalid request: expected a JSON-RPC 2.0 object', 400);
-  const m = msg as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  const hasId = 'id' in m;
-  const id: Id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
-  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (hasId && id === null)) {
-    return error(id, ERR.invalidRequest, 'Invalid request: jsonrpc must be "2.0", method a string, id a string or number', 400);
-  }
-  // Notifications (initialized, cancelled, …) need no answer.
-  if (!hasId) return { status: 202, body: null };
-  const params = (m.params ?? {}) as Record<string, unknown>;
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return error(id, ERR.invalidParams, 'params must be an object');
-
-  switch (m.method) {
-    case 'initialize': {
-      const asked = params.protocolVersion;
-      const protocolVersion = PROTOCOL_VERSIONS.includes(asked as never) ? (asked as string) : PROTOCOL_VERSIONS[0];
-      return reply(id, {
-        protocolVersion,
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name: 'wires', version: deps.version },
-        instructions: 'Real-time data wires. *_preview tools are free (top 3); the others cost 0.005 or 0.01 USD per call via x402 (USDC on Base).',
-      });
-    }
-    case 'ping':
-      return reply(id, {});
-    case 'tools/list':
-      return reply(id, { tools: TOOLS });
-    case 'tools/call':
-      return callTool(id, params, deps);
-    default:
-      return error(id, ERR.methodNotFound, `Method not found: ${m.method}`);
-  }
+  const { kind, body } = await answerMcp(raw, {
+    info: { name: 'wires', version: deps.version },
+    instructions: INSTRUCTIONS,
+    tools: TOOLS,
+    callTool: (params) => callTool(params, deps),
+  });
+  return { status: STATUS[kind], body };
 }
 
-async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps): Promise<McpReply> {
+async function callTool(params: Record<string, unknown>, deps: McpDeps): Promise<RpcOutcome> {
   const startedAt = performance.now();
   const route = typeof params.name === 'string' ? ROUTE_BY_TOOL.get(params.name) : undefined;
-  if (!route) return error(id, ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
+  if (!route) return rpcError(ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
   const rt = deps.runtimes.get(route.path)!;
   const args = params.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return reply(id, toolError('arguments must be an object'));
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return toolError('arguments must be an object');
   // The same parser as HTTP, so a tool call is refused exactly where the route would be.
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return reply(id, toolError(`argument ${k} must be a string or a number`));
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return toolError(`argument ${k} must be a string or a number`);
     query.append(k, String(v));
   }
   const parsed = rt.parse(query.toString());
-  if (!parsed.ok) return reply(id, toolError(errorBody(parsed.error)));
+  if (!parsed.ok) return toolError(errorBody(parsed.error));
   const p = parsed.params;
-  if (route.kind === 'preview') return reply(id, { content: text(rt.run(p, startedAt)) });
+  if (route.kind === 'preview') return ok({ content: text(rt.run(p, startedAt)) });
 
-  if (!rt.offer || !deps.payments) return reply(id, toolError(`Payments are not configured on this server; the free tool ${route.previewPath.slice(1).replace(/\//g, '_')} still works.`));
+  if (!rt.offer || !deps.payments) return toolError(`Payments are not configured on this server; the free tool ${route.previewPath.slice(1).replace(/\//g, '_')} still works.`);
   const offer = rt.offer;
   // x402's MCP transport puts the payload object in `x402/payment`; x402-mcp (v1) puts it
   // base64-encoded in `x402.payment`. Either may carry v1 or v2.
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const payment = meta['x402/payment'] ?? meta['x402.payment'];
-  if (payment === undefined) return reply(id, paymentRequired(offer, 'Payment required: pay with x402 in _meta["x402/payment"]'));
+  if (payment === undefined) return ok(paymentRequired(offer, 'Payment required: pay with x402 in _meta["x402/payment"]'));
   const intake = presentPayment(deps.payments, {
     client: deps.client ?? '',
     payment,
@@ -118,14 +84,14 @@ async function callTool(id: Id, params: Record<string, unknown>, deps: McpDeps):
     produce: () => Buffer.from(rt.run(p, startedAt)),
   });
   if (intake.kind === 'throttled') {
-    return reply(id, toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${intake.retryAfterSec} s. Nothing was charged.`));
+    return toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${intake.retryAfterSec} s. Nothing was charged.`);
   }
-  if (intake.kind === 'malformed') return reply(id, paymentRequired(offer, `invalid_payment: ${intake.message}`));
-  if (intake.kind === 'rejected') return reply(id, paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
+  if (intake.kind === 'malformed') return ok(paymentRequired(offer, `invalid_payment: ${intake.message}`));
+  if (intake.kind === 'rejected') return ok(paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));
   const outcome = await intake.outcome;
-  if (outcome.kind === 'paid') return reply(id, { content: text(outcome.body.toString('utf8')), _meta: settlementMeta(outcome.settlement) });
-  if (outcome.status === 402) return reply(id, paymentRequired(offer, `${outcome.code}: ${outcome.message}`, outcome.code));
-  return reply(id, toolError(`${outcome.code}: ${outcome.message}`));
+  if (outcome.kind === 'paid') return ok({ content: text(outcome.body.toString('utf8')), _meta: settlementMeta(outcome.settlement) });
+  if (outcome.status === 402) return ok(paymentRequired(offer, `${outcome.code}: ${outcome.message}`, outcome.code));
+  return toolError(`${outcome.code}: ${outcome.message}`);
 }
 
 /**
