@@ -1,5 +1,5 @@
 /**
- * The client's own signer against viem's: the same address for a key, and the same 65-byte
+ * The client's signer (over the service's own digest) against viem's: the same address for a key, and the same 65-byte
  * signature for the same authorization, over random keys, amounts, times and nonces and the
  * domains the service offers (Base's USDC and the devnet's). The devnet test (client.test.ts)
  * then has the token contract itself accept these signatures.
@@ -48,6 +48,8 @@ test('malformed keys and fields are refused before anything is signed', () => {
   const domain = { name: 'USDC', version: '2', chainId: 1, verifyingContract: hex(20) };
   const ok = { from: wallet.address, to: hex(20), value: '1', validAfter: '0', validBefore: '2', nonce: hex(32) };
   assert.throws(() => wallet.signTransfer(domain, { ...ok, to: '0x12' }), /to must be 0x and 40 hex digits/);
+  assert.throws(() => wallet.signTransfer({ ...domain, verifyingContract: 'USDC' }, ok), /verifyingContract must be/);
+  assert.throws(() => wallet.signTransfer(domain, { ...ok, value: '1e6' }), /value is not a uint256/);
   assert.throws(() => wallet.signTransfer(domain, { ...ok, nonce: hex(31) }), /nonce must be 0x and 64 hex digits/);
   assert.throws(() => wallet.signTransfer(domain, { ...ok, value: '-1' }), /value is not a uint256/);
   assert.throws(() => wallet.signTransfer(domain, { ...ok, value: (1n << 256n).toString() }), /value is not a uint256/);
