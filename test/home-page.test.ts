@@ -141,7 +141,7 @@ describe('home page for people at /', { skip: SKIP }, () => {
     assert.ok(html.includes(`curl -i &#39;${PUBLIC_URL}/`), 'curl snippet with the public URL');
     assert.ok(html.includes(`&quot;url&quot;: &quot;${PUBLIC_URL}/mcp&quot;`), 'remote MCP configuration');
     assert.ok(html.includes(`&quot;WIRES_URL&quot;: &quot;${PUBLIC_URL}&quot;`), 'stdio MCP configuration');
-    assert.ok(html.includes(`import { WiresClient } from &#39;@wires-service/wires&#39;;`), 'client snippet');
+    assert.ok(html.includes(`import { WiresClient } from &#39;@wires-service/client&#39;;`), 'client snippet');
     assert.ok(html.includes(`import { wrapFetchWithPayment } from &#39;@x402/fetch&#39;;`), 'x402 snippet');
     for (const w of WIRES) {
       assert.ok(html.includes(`data-wire="${w.id}"`), `catalogue row for ${w.id}`);

@@ -134,7 +134,7 @@ function snippets(base: string): Snippet[] {
     `curl -i '${base}${paidEx.paid[0]!.path}?${param(paidEx)}'`,
   ].join('\n');
   const client = [
-    "import { WiresClient } from '@wires-service/wires';",
+    "import { WiresClient } from '@wires-service/client';",
     '',
     'const client = new WiresClient({',
     `  url: '${base}',`,
