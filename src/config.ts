@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { usdToAtomic } from './catalog/index.js';
+import type { JournalRetention } from './pay/journal.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -49,6 +50,8 @@ export interface Config {
   streamMaxConnections: number;
   /** Failed payments a client address may make in a burst (0: no limit), and refilled per minute. */
   failedPayments: { burst: number; perMinute: number };
+  /** When the payment journal is compacted, and how long its archives are kept. */
+  journal: JournalRetention;
 }
 
 export interface SettlementConfig {
@@ -122,6 +125,9 @@ export const OPTIONS: readonly OptionDef[] = [
   },
   { env: 'FAILED_PAYMENTS_PER_MIN', default: '60', doc: 'How fast that budget refills, per minute.' },
   { env: 'STREAM_MAX_CONNECTIONS', default: '10000', doc: 'Open `/stream` WebSocket connections the server holds; one more is answered `503 too_many_streams` before any payment is read.' },
+  { env: 'JOURNAL_ROTATE_MB', default: '64', doc: 'The live payment journal is compacted once it passes this size: settled and failed records move to `journal/journal-archive/`.' },
+  { env: 'JOURNAL_ARCHIVE_DAYS', default: '90', doc: 'Journal archives older than this are deleted; 0 keeps them for ever.' },
+  { env: 'JOURNAL_ARCHIVE_MB', default: '1024', doc: 'Beyond this total the oldest journal archives are deleted; 0: no limit.' },
   { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
 ];
 
@@ -198,6 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     streamMaxConnections: int('STREAM_MAX_CONNECTIONS', 1, 1_000_000),
     failedPayments: { burst: int('FAILED_PAYMENTS_BURST', 0, 1_000_000), perMinute: int('FAILED_PAYMENTS_PER_MIN', 1, 1_000_000) },
+    journal: {
+      rotateBytes: int('JOURNAL_ROTATE_MB', 1, 65_536) * 1048576,
+      archiveDays: int('JOURNAL_ARCHIVE_DAYS', 0, 36_500),
+      archiveBytes: int('JOURNAL_ARCHIVE_MB', 0, 1_048_576) * 1048576,
+    },
   });
 }
 

@@ -5,7 +5,7 @@
  * transactions exist, balances move by exactly the price, attacks move nothing.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -409,5 +409,46 @@ describe('a restart does not make a spent authorization new again', () => {
       await third.payments.stop();
     });
     assert.deepEqual(moved, { payer: -5000n, payTo: 5000n });
+  });
+
+  test('rotated while serving: the live journal shrinks to what is still valid, and a published authorization stays spent after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-rotate-'));
+    const payer = devnet.payers[4]!;
+    const retention = { rotateBytes: 4096, archiveDays: 90, archiveBytes: 0 };
+    const open = async () => {
+      const { journal, state } = await Journal.open(dir, retention);
+      const payments = new Payments({ journal, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
+      payments.resume(state);
+      return { payments, journal, state };
+    };
+    // Five short-lived authorizations and one valid for five minutes.
+    const now = Math.floor(Date.now() / 1000);
+    const signed = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((i) =>
+        signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, validBefore: now + (i === 1 ? 300 : 20), paymentId: `rotate_${i}_${'r'.repeat(16)}` }),
+      ),
+    );
+    const call = (payments: Payments, p: PaymentPayload, i: number) =>
+      payments.authorize({ requestKey: `/cve/latest [${i}]`, requirements: offerFor('5000', devnet.payTo), payload: p, produce: () => Buffer.from(`data ${i}`) });
+
+    const moved = await deltas(payer.address, async () => {
+      const first = await open();
+      for (const [i, { payload }] of signed.entries()) assert.equal((await call(first.payments, payload as PaymentPayload, i)).kind, 'paid');
+      const grown = first.journal.size();
+      assert.ok(grown > retention.rotateBytes, `${grown} bytes`);
+      // Half a minute on: the short ones have expired, so only the long one stays in the live file.
+      (first.payments as unknown as { sweep(now: number): void }).sweep(Date.now() + 30_000);
+      assert.ok(first.journal.size() < grown / 3, `compacted from ${grown} to ${first.journal.size()} bytes`);
+      assert.equal(readdirSync(join(dir, 'journal-archive')).length, 1);
+      await first.payments.stop();
+
+      const second = await open();
+      assert.deepEqual([second.state.settled, second.state.spent.length, second.state.pending.length], [6, 1, 0]);
+      const { extensions: _, ...published } = signed[0]!.payload;
+      const replay = await call(second.payments, published as PaymentPayload, 0);
+      assert.deepEqual(replay.kind === 'refused' && [replay.status, replay.code], [402, 'replay']);
+      await second.payments.stop();
+    });
+    assert.deepEqual(moved, { payer: -30_000n, payTo: 30_000n }, 'six calls, each charged once');
   });
 });

@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { authorizationDigest, domainSeparator, recoverSigner } from '../src/pay/eip3009.js';
-import { Journal, JOURNAL_FILE, readJournal, type AcceptedRecord } from '../src/pay/journal.js';
+import { ARCHIVE_DIR, Journal, JOURNAL_FILE, pruneArchives, readJournal, type AcceptedRecord } from '../src/pay/journal.js';
 import { USDC_BASE } from '../src/pay/offer.js';
 import { CHAIN_ID, MIN_VALIDITY_SEC, verifyPayment } from '../src/pay/verify.js';
 import { offerFor, signPayment, TRANSFER_TYPES, USDC_EIP712_DOMAIN } from './helpers/payments.js';
@@ -108,7 +108,7 @@ describe('journal', () => {
     amount: '5000',
     requestKey: '/cve/latest []',
     mode: 'sync',
-    payload: {} as AcceptedRecord['payload'],
+    payload: { payload: { authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 300) } } } as AcceptedRecord['payload'],
     requirements: offerFor('5000'),
   });
 
@@ -160,5 +160,77 @@ describe('journal', () => {
     await journal.close();
     assert.throws(() => journal.write(record('e')), /closed/);
     await assert.rejects(journal.append(record('e')), /closed/);
+  });
+
+  /** Every accepted id in the live file and the archives: who paid, rebuilt from what is kept. */
+  const everyAccepted = (dir: string) => {
+    const files = [join(dir, JOURNAL_FILE), ...readdirSync(join(dir, ARCHIVE_DIR)).map((f) => join(dir, ARCHIVE_DIR, f))];
+    const ids = new Set<string>();
+    for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/"t":"accepted","id":"([^"]+)"/g)) ids.add(m[1]!);
+    return [...ids].sort();
+  };
+
+  test('rotation while serving: the live file keeps only what is pending or still valid, the archive keeps everything, syncs on both sides complete', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-journal-'));
+    const { journal } = await Journal.open(dir, { rotateBytes: 2048, archiveDays: 90, archiveBytes: 0 });
+    const ids = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    for (const id of ids) journal.write(record(id));
+    for (const id of ids.slice(0, 10)) journal.write({ t: 'settled', id, at: 1, tx: `0x${id}` });
+    const before = journal.sync();
+    assert.equal(journal.rotationDue, true, `${journal.size()} bytes`);
+
+    // The payment core's state: two pending, one settled still valid; the other settled ones expired.
+    const state = readJournal(join(dir, JOURNAL_FILE));
+    state.spent = state.spent.slice(0, 1);
+    assert.equal(journal.rotate(state), true);
+    const afterRotate = journal.append(record('late'));
+    await Promise.all([before, afterRotate]);
+    assert.equal(journal.rotationDue, false);
+    assert.ok(journal.size() < 2048, `the live file is small again: ${journal.size()} bytes`);
+    journal.note({ t: 'settled', id: 'p10', at: 2, tx: '0xp10' });
+    await journal.close();
+
+    const live = readJournal(join(dir, JOURNAL_FILE));
+    assert.deepEqual(live.pending.map((p) => p.record.id).sort(), ['late', 'p11']);
+    assert.deepEqual([live.settled, live.spent.length], [11, 2], 'totals carried, one spent carried and one settled since');
+    assert.deepEqual(everyAccepted(dir), [...ids, 'late'].sort(), 'nothing accepted is missing from the journal and its archive');
+    const reopened = await Journal.open(dir);
+    assert.deepEqual(reopened.state.pending.map((p) => p.record.id).sort(), ['late', 'p11']);
+    await reopened.journal.close();
+  });
+
+  test('a rotation cut short between its renames is completed at the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-journal-'));
+    const { journal } = await Journal.open(dir);
+    await journal.append(record('kept'));
+    await journal.close();
+    // The live file moved to the archive, the compacted one still under its temporary name.
+    mkdirSync(join(dir, ARCHIVE_DIR), { recursive: true });
+    writeFileSync(join(dir, `${JOURNAL_FILE}.next`), readFileSync(join(dir, JOURNAL_FILE)));
+    renameSync(join(dir, JOURNAL_FILE), join(dir, ARCHIVE_DIR, 'payments-cut.jsonl'));
+    const reopened = await Journal.open(dir);
+    assert.deepEqual(
+      reopened.state.pending.map((p) => p.record.id),
+      ['kept'],
+    );
+    assert.equal(existsSync(join(dir, `${JOURNAL_FILE}.next`)), false);
+    await reopened.journal.close();
+  });
+
+  test('archives past their days, then the oldest beyond the total size, are deleted; the newest stay', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-journal-'));
+    mkdirSync(join(dir, ARCHIVE_DIR));
+    const now = Date.now();
+    const ages = [0, 1, 2, 3, 40, 100]; // days
+    for (const days of ages) {
+      const f = join(dir, ARCHIVE_DIR, `payments-${days}d.jsonl`);
+      writeFileSync(f, 'x'.repeat(1000));
+      utimesSync(f, (now - days * 86_400_000) / 1000, (now - days * 86_400_000) / 1000);
+    }
+    writeFileSync(join(dir, ARCHIVE_DIR, 'notes.txt'), 'not an archive');
+    pruneArchives(dir, { rotateBytes: 1, archiveDays: 90, archiveBytes: 3500 }, now);
+    assert.deepEqual(readdirSync(join(dir, ARCHIVE_DIR)).sort(), ['notes.txt', 'payments-0d.jsonl', 'payments-1d.jsonl', 'payments-2d.jsonl']);
+    pruneArchives(dir, { rotateBytes: 1, archiveDays: 0, archiveBytes: 0 }, now + 1e12);
+    assert.equal(readdirSync(join(dir, ARCHIVE_DIR)).length, 4, '0 and 0 keep them all');
   });
 });

@@ -12,8 +12,11 @@
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 
-/** To the thread: sync everything written so far, then acknowledge `seq`. Or stop. */
-export type SyncRequest = number | 'close';
+/**
+ * To the thread: sync everything written so far, then acknowledge `seq`. Or `reopen`: the
+ * live file was rotated, so sync the old one and follow the new one at the same path. Or stop.
+ */
+export type SyncRequest = number | 'reopen' | 'close';
 /** From the thread: everything up to `seq` is on disk, or the sync failed. */
 export interface SyncAck {
   seq: number;
@@ -21,27 +24,39 @@ export interface SyncAck {
 }
 
 const port = parentPort!;
-const fd = openSync((workerData as { path: string }).path, 'a');
+const path = (workerData as { path: string }).path;
+let fd = openSync(path, 'a');
 
 function close(): void {
   closeSync(fd);
   port.close();
 }
 
-port.on('message', (first: SyncRequest) => {
-  if (first === 'close') return close();
-  let seq = first;
-  let closing = false;
-  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
-    const m = next.message as SyncRequest;
-    if (m === 'close') closing = true;
-    else seq = m;
-  }
+/** Syncs and acknowledges up to `seq` (none: -1); a failure is acknowledged as such. */
+function flush(seq: number): void {
   try {
     fdatasyncSync(fd);
-    port.postMessage({ seq } satisfies SyncAck);
+    if (seq >= 0) port.postMessage({ seq } satisfies SyncAck);
   } catch (err) {
-    port.postMessage({ seq, error: String(err) } satisfies SyncAck);
+    if (seq >= 0) port.postMessage({ seq, error: String(err) } satisfies SyncAck);
   }
-  if (closing) close();
+}
+
+// Every request waiting is drained and served by one sync; a rotation in between splits them
+// into the old file's and the new file's.
+port.on('message', (first: SyncRequest) => {
+  let seq = -1;
+  for (let m: SyncRequest | undefined = first; m !== undefined; m = receiveMessageOnPort(port)?.message as SyncRequest | undefined) {
+    if (m === 'close') {
+      if (seq >= 0) flush(seq);
+      return close();
+    }
+    if (m === 'reopen') {
+      flush(seq);
+      seq = -1;
+      closeSync(fd);
+      fd = openSync(path, 'a');
+    } else seq = m;
+  }
+  if (seq >= 0) flush(seq);
 });

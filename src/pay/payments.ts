@@ -451,6 +451,20 @@ export class Payments {
     }
     for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
     this.exposure.sweep(nowMs);
+    if (this.opts.journal.rotationDue) this.opts.journal.rotate(this.journalState(nowMs));
+  }
+
+  /** What the journal must keep: the pending authorizations, the spent ones still valid, the totals. */
+  journalState(nowMs = Date.now()): JournalState {
+    const state: JournalState = { pending: [], spent: [], settled: this.settledCount, failed: this.failedCount };
+    for (const e of this.entries.values()) {
+      if (e.state === 'pending') state.pending.push({ record: e.record, tx: e.tx });
+      else if (e.validBefore * 1000 > nowMs) {
+        const outcome = e.state === 'settled' ? { t: 'settled' as const, id: e.id, at: nowMs, tx: e.tx } : { t: 'failed' as const, id: e.id, at: nowMs, reason: e.failure ?? 'unknown' };
+        state.spent.push({ record: e.record, outcome });
+      }
+    }
+    return state;
   }
 
   health(nowMs = Date.now()) {

@@ -39,7 +39,7 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
   const settlerProblem = await settler.check();
   if (settlerProblem) log.error(`settlement check failed: ${settlerProblem}. Paid calls are still verified; settlements retry until it recovers.`);
 
-  const { journal, state } = await Journal.open(join(config.dataDir, 'journal'));
+  const { journal, state } = await Journal.open(join(config.dataDir, 'journal'), config.journal);
   const payments = new Payments({
     journal,
     settler,
