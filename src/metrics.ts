@@ -111,6 +111,8 @@ export interface MetricSources {
   wires: () => Iterable<{ id: string; items: number; newest: number | null }>;
   pool?: () => { queueSize: number; threads: number; utilization: number };
   streams?: () => { connections: number; subscriptions: number; pushed: number };
+  /** Every in-memory table a client can grow, by name, with its size. */
+  tables?: () => Iterable<[string, number]>;
 }
 
 export function createRegistry(src: MetricSources): Registry {
@@ -195,6 +197,12 @@ export function createRegistry(src: MetricSources): Registry {
     gauge('wires_stream_connections', 'Open /stream WebSocket connections.', [], (g) => g.set(streams().connections));
     gauge('wires_stream_subscriptions', 'Distinct stream subscriptions (subscribers with the same parameters share one).', [], (g) => g.set(streams().subscriptions));
     counter('wires_stream_pushed_total', 'Item messages published to stream subscriptions (one per matching subscription).', [], (c) => c.inc(streams().pushed));
+  }
+  if (src.tables) {
+    const tables = src.tables;
+    gauge('wires_table_entries', 'Entries in each in-memory table a client can grow (retry_body_bytes: bytes); docs/deployment.md states their bounds.', ['table'], (g) => {
+      for (const [table, n] of tables()) g.set({ table }, n);
+    });
   }
   return register;
 }

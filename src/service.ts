@@ -223,6 +223,15 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
           for (const [id, index] of wires) yield { id, items: index.size, newest: index.newest()?.published ?? null };
         },
         ...(pool ? { pool: () => ({ queueSize: pool!.queueSize, threads: pool!.threads.length, utilization: pool!.utilization }) } : {}),
+        tables: function* () {
+          if (pay) yield* pay.payments.tables();
+          yield ['stream_connections', stream.connections];
+          yield ['stream_subscriptions', stream.hub.subscriptions.size];
+          yield ['stream_grants', stream.hub.grantCount];
+          let answers = 0;
+          for (const rt of deps.runtimes.values()) answers += rt.cache.size;
+          yield ['preview_answers', answers];
+        },
       }),
   };
   let server: RunningServer;

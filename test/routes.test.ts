@@ -236,7 +236,7 @@ describe('presented payments', () => {
     accepted: { scheme: 'exact', network: 'eip155:8453', amount: '5000', asset: USDC_BASE, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } },
     payload: {
       signature: '0x' + 'ab'.repeat(65),
-      authorization: { from: '0x' + '11'.repeat(20), to: PAY_TO, value: '5000', validAfter: '0', validBefore: '9999999999', nonce: '0x' + '22'.repeat(32) },
+      authorization: { from: '0x' + '11'.repeat(20), to: PAY_TO, value: '5000', validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 300), nonce: '0x' + '22'.repeat(32) },
     },
     ...over,
   });

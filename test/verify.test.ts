@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { authorizationDigest, domainSeparator, recoverSigner } from '../src/pay/eip3009.js';
 import { ARCHIVE_DIR, Journal, JOURNAL_FILE, pruneArchives, readJournal, type AcceptedRecord } from '../src/pay/journal.js';
 import { USDC_BASE } from '../src/pay/offer.js';
-import { CHAIN_ID, MIN_VALIDITY_SEC, verifyPayment } from '../src/pay/verify.js';
+import { CHAIN_ID, MAX_VALIDITY_SLACK_SEC, MIN_VALIDITY_SEC, verifyPayment } from '../src/pay/verify.js';
 import { offerFor, signPayment, TRANSFER_TYPES, USDC_EIP712_DOMAIN } from './helpers/payments.js';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -79,6 +79,9 @@ describe('verifyPayment', () => {
       ['expired', { amount: '5000', validBefore: now() - 1 }, 'invalid_exact_evm_payload_authorization_valid_before'],
       ['too little validity left', { amount: '5000', validBefore: now() + MIN_VALIDITY_SEC - 2 }, 'invalid_exact_evm_payload_authorization_valid_before'],
       ['not yet valid', { amount: '5000', validAfter: now() + 120 }, 'invalid_exact_evm_payload_authorization_valid_after'],
+      // Remembered until it expires, so a validity of years would hold memory for years.
+      ['valid far beyond the offer', { amount: '5000', validBefore: now() + 300 + MAX_VALIDITY_SLACK_SEC + 5 }, 'invalid_exact_evm_payload_authorization_valid_before'],
+      ['valid until the year 2100', { amount: '5000', validBefore: 4_102_444_800 }, 'invalid_exact_evm_payload_authorization_valid_before'],
       ['signed by another key', { amount: '5000', signer: other }, 'invalid_exact_evm_payload_signature'],
       ['signed for another chain', { amount: '5000', chainId: 84532 }, 'invalid_exact_evm_payload_signature'],
       ['signed for another token name', { amount: '5000', domainName: 'USDC' }, 'invalid_exact_evm_payload_signature'],

@@ -31,6 +31,8 @@ export interface RouteRuntime {
   cached: (rawQuery: string, startedAt: number) => Buffer | string | null;
   /** `run`, keeping the answer for `rawQuery` while it holds. */
   runAndRemember: (rawQuery: string, p: RouteParams, startedAt: number) => string;
+  /** Answers kept (at most MAX_ANSWERS), and dropping them all (memory pressure). */
+  cache: { readonly size: number; clear(): void };
 }
 
 /** Answers kept per route; beyond it the route's answers are dropped and start again. */
@@ -148,7 +150,7 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
       return head + tookText(startedAt) + tail;
     };
     const offer = route.kind === 'paid' && config.payTo && paymentsOn ? buildOffer(route, config.payTo, config.publicUrl, config.paymentTimeoutSec) : null;
-    runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer, cached, runAndRemember });
+    runtimes.set(route.path, { route, parse: compileRouteParser(route), run, offer, cached, runAndRemember, cache: answers });
   }
   return runtimes;
 }

@@ -33,6 +33,11 @@ export class Exposure {
     else this.unsettled.set(payer, next);
   }
 
+  /** Payers with unsettled value, and balances cached (for /metrics). */
+  get sizes(): { payers: number; balances: number } {
+    return { payers: this.unsettled.size, balances: this.balances.size };
+  }
+
   /** Unsettled value of all payers together. */
   total(): bigint {
     let sum = 0n;

@@ -23,6 +23,11 @@ export class FailureBudget {
     private readonly perMinute: number,
   ) {}
 
+  /** Client addresses remembered (at most MAX_CLIENTS). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   get enabled(): boolean {
     return this.burst > 0;
   }

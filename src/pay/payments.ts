@@ -485,6 +485,20 @@ export class Payments {
     };
   }
 
+  /** The payment core's tables and their sizes, for /metrics (docs/deployment.md states each bound). */
+  tables(): [string, number][] {
+    const { payers, balances } = this.exposure.sizes;
+    return [
+      ['payment_entries', this.entries.size],
+      ['payment_ids', this.idempotencyKeys.size],
+      ['retry_bodies', this.bodies.length],
+      ['retry_body_bytes', this.bodyBytes],
+      ['exposure_payers', payers],
+      ['balance_cache', balances],
+      ['failed_payment_clients', this.failures.size],
+    ];
+  }
+
   /** health(), plus what /metrics reads: the optimistic exposure, the journal's size, outcomes. */
   metrics(nowMs = Date.now()) {
     return { ...this.health(nowMs), exposure: this.exposure.total(), journalBytes: this.opts.journal.size(), outcomes: this.outcomes };

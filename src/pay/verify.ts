@@ -17,6 +17,13 @@ export const CLOCK_SKEW_SEC = 5;
  * settlement need more room, so we ask for 10.
  */
 export const MIN_VALIDITY_SEC = 10;
+/**
+ * How far past the offer's `maxTimeoutSeconds` an authorization may stay valid (the payer's
+ * clock may run ahead). Every accepted authorization is remembered until it expires, so a
+ * validity of years would let each one hold memory for years: the payment core's tables are
+ * bounded by the payments of the last `maxTimeoutSeconds` plus this.
+ */
+export const MAX_VALIDITY_SLACK_SEC = 60;
 
 export type VerifyCode =
   | 'invalid_payment_requirements'
@@ -66,6 +73,12 @@ export function verifyPayment(payload: PaymentPayload, offer: PaymentRequirement
   }
   if (Number(auth.validBefore) < nowSec + MIN_VALIDITY_SEC) {
     return fail('invalid_exact_evm_payload_authorization_valid_before', `authorization expires at ${auth.validBefore}; it must stay valid at least ${MIN_VALIDITY_SEC} s after now (${nowSec})`);
+  }
+  if (Number(auth.validBefore) > nowSec + offer.maxTimeoutSeconds + MAX_VALIDITY_SLACK_SEC) {
+    return fail(
+      'invalid_exact_evm_payload_authorization_valid_before',
+      `authorization is valid until ${auth.validBefore}; at most ${offer.maxTimeoutSeconds + MAX_VALIDITY_SLACK_SEC} s after now (${nowSec}): the offer's maxTimeoutSeconds plus ${MAX_VALIDITY_SLACK_SEC}`,
+    );
   }
   const signer = recoverSigner(authorizationDigest(separator, auth), payload.payload.signature);
   if (signer === null || !sameAddress(signer, auth.from)) {

@@ -68,4 +68,9 @@ export class StreamHub {
   sweep(now: number): void {
     for (const [id, g] of this.grants) if (g.forgetAfter < now) this.grants.delete(id);
   }
+
+  /** Authorizations applied to connections and still remembered (for /metrics). */
+  get grantCount(): number {
+    return this.grants.size;
+  }
 }
