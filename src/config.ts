@@ -52,6 +52,8 @@ export interface Config {
   failedPayments: { burst: number; perMinute: number };
   /** When the payment journal is compacted, and how long its archives are kept. */
   journal: JournalRetention;
+  /** Share of the heap limit (0–1) past which preview answers and retry bodies are dropped. */
+  memoryShedAt: number;
 }
 
 export interface SettlementConfig {
@@ -128,6 +130,7 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'JOURNAL_ROTATE_MB', default: '64', doc: 'The live payment journal is compacted once it passes this size: settled and failed records move to `journal/journal-archive/`.' },
   { env: 'JOURNAL_ARCHIVE_DAYS', default: '90', doc: 'Journal archives older than this are deleted; 0 keeps them for ever.' },
   { env: 'JOURNAL_ARCHIVE_MB', default: '1024', doc: 'Beyond this total the oldest journal archives are deleted; 0: no limit.' },
+  { env: 'MEMORY_SHED_AT', default: '85', doc: 'Percent of the heap limit past which the service drops what it can rebuild (preview answers, paid answers kept for retries) before it runs out.' },
   { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
 ];
 
@@ -204,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     streamMaxConnections: int('STREAM_MAX_CONNECTIONS', 1, 1_000_000),
     failedPayments: { burst: int('FAILED_PAYMENTS_BURST', 0, 1_000_000), perMinute: int('FAILED_PAYMENTS_PER_MIN', 1, 1_000_000) },
+    memoryShedAt: int('MEMORY_SHED_AT', 1, 100) / 100,
     journal: {
       rotateBytes: int('JOURNAL_ROTATE_MB', 1, 65_536) * 1048576,
       archiveDays: int('JOURNAL_ARCHIVE_DAYS', 0, 36_500),

@@ -113,6 +113,8 @@ export interface MetricSources {
   streams?: () => { connections: number; subscriptions: number; pushed: number };
   /** Every in-memory table a client can grow, by name, with its size. */
   tables?: () => Iterable<[string, number]>;
+  /** Times optional memory was dropped with the heap near its limit. */
+  sheds?: () => number;
 }
 
 export function createRegistry(src: MetricSources): Registry {
@@ -197,6 +199,10 @@ export function createRegistry(src: MetricSources): Registry {
     gauge('wires_stream_connections', 'Open /stream WebSocket connections.', [], (g) => g.set(streams().connections));
     gauge('wires_stream_subscriptions', 'Distinct stream subscriptions (subscribers with the same parameters share one).', [], (g) => g.set(streams().subscriptions));
     counter('wires_stream_pushed_total', 'Item messages published to stream subscriptions (one per matching subscription).', [], (c) => c.inc(streams().pushed));
+  }
+  if (src.sheds) {
+    const sheds = src.sheds;
+    counter('wires_memory_sheds_total', 'Times the heap neared its limit and preview answers and retry bodies were dropped.', [], (c) => c.inc(sheds()));
   }
   if (src.tables) {
     const tables = src.tables;

@@ -22,6 +22,7 @@ import { saveWire } from './ingest/snapshot.js';
 import { loadSnapshots } from './ingest/warm-start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
+import { MemoryGuard } from './memory-guard.js';
 import { createRegistry, type RequestStats } from './metrics.js';
 import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
@@ -223,6 +224,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
           for (const [id, index] of wires) yield { id, items: index.size, newest: index.newest()?.published ?? null };
         },
         ...(pool ? { pool: () => ({ queueSize: pool!.queueSize, threads: pool!.threads.length, utilization: pool!.utilization }) } : {}),
+        sheds: () => memory.sheds,
         tables: function* () {
           if (pay) yield* pay.payments.tables();
           yield ['stream_connections', stream.connections];
@@ -234,12 +236,27 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
         },
       }),
   };
+  const memory = new MemoryGuard(config.memoryShedAt, [
+    {
+      name: 'preview_answers',
+      drop: () => {
+        let n = 0;
+        for (const rt of deps.runtimes.values()) {
+          n += rt.cache.size;
+          rt.cache.clear();
+        }
+        return n;
+      },
+    },
+    { name: 'retry_body_bytes', drop: () => pay?.payments.dropRetryBodies() ?? 0 },
+  ]);
   let server: RunningServer;
   try {
     server = await listen(createApp(deps), deps);
   } catch (err) {
     await pool?.destroy();
     await pay?.payments.stop();
+    memory.stop();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
@@ -277,6 +294,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     snapshot,
     async stop() {
       clearInterval(snapshotTimer);
+      memory.stop();
       server.close();
       scheduler?.stop();
       websub?.stop();

@@ -485,6 +485,15 @@ export class Payments {
     };
   }
 
+  /** Drops the paid answers kept for retries (memory pressure); a retry then recomputes. Returns the bytes freed. */
+  dropRetryBodies(): number {
+    const freed = this.bodyBytes;
+    for (const e of this.bodies) e.body = null;
+    this.bodies.length = 0;
+    this.bodyBytes = 0;
+    return freed;
+  }
+
   /** The payment core's tables and their sizes, for /metrics (docs/deployment.md states each bound). */
   tables(): [string, number][] {
     const { payers, balances } = this.exposure.sizes;
