@@ -21,7 +21,7 @@
  * resumed and found settled on chain): they reach the disk with the next sync, at the
  * latest a second later.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { log } from '../log.js';
@@ -150,7 +150,7 @@ export class Journal {
   private seq = 0;
   /** Sync request → its waiter; acknowledged in order. */
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
-  /** A write failed part-way: the next record starts on a new line, so only the torn one is unreadable. */
+  /** A failed write could not be cut off: the next record starts on a new line, so only the torn one is unreadable. */
   private torn = false;
   private lazy: NodeJS.Timeout | null = null;
   private closed = false;
@@ -254,7 +254,13 @@ export class Journal {
       this.bytes += length;
       this.torn = false;
     } catch (err) {
-      this.torn = true;
+      // Part of the record may be in the file (a full disk takes what fits): cut it off, so
+      // no torn line is left. Should even that fail, the next record starts on a new line.
+      try {
+        ftruncateSync(this.fd, this.bytes);
+      } catch {
+        this.torn = true;
+      }
       throw err;
     }
   }

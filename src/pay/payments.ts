@@ -285,6 +285,8 @@ export class Payments {
   /** Not recorded, so not accepted: forgotten, and the client may try again later. */
   private unrecorded(entry: Entry): Outcome {
     this.entries.delete(entry.id);
+    // Its payment-identifier is free again: the payer's retry of this same payment is a new attempt.
+    if (entry.paymentId) this.idempotencyKeys.delete(`${entry.id.split(':')[0]}|${entry.paymentId}`);
     return refuse(503, 'payments_unavailable', 'The payment could not be recorded; nothing was charged. Try again shortly.');
   }
 
