@@ -6,6 +6,7 @@
 #             which downloads no browser of its own, drives /usr/bin/chromium)
 #   cc        bench:freshness compiles bench/fanout-client.c (its 1,000 subscribers, read with
 #             epoll); without it the bench falls back to Node sockets and says so
+#   libfaketime  test/clock-step.test.ts steps the wall clock of a service process (LD_PRELOAD)
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -15,8 +16,9 @@ missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || missing+=(libfaketime)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk, chromium and cc present"
+  echo "install-system-deps: nginx, wrk, chromium, cc and libfaketime present"
   exit 0
 fi
 

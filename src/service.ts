@@ -3,6 +3,7 @@
  * index per wire, the ingestion scheduler with its worker pool, snapshots and the HTTP front
  * end. Tests start it exactly as `npm start` does.
  */
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
@@ -28,6 +29,7 @@ import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
 import { WireIndex } from './search/wire-index.js';
+import { steadyNow, wallOf } from './clock.js';
 
 export interface Service {
   port: number;
@@ -46,12 +48,40 @@ export function createIndexes(): Map<string, WireIndex> {
   return new Map(WIRES.map((w) => [w.id, new WireIndex({ maxAgeMs: retentionMs(w), maxItems: w.maxItems })]));
 }
 
+/**
+ * Descriptors a running service needs besides its connections: worker threads, the journal,
+ * snapshots, outgoing polls.
+ */
+const FD_HEADROOM = 1024;
+
+/**
+ * Warns when the descriptor limit is within reach of the connections the service accepts:
+ * at the limit uWebSockets.js retries the failing accept() in a busy loop instead of refusing
+ * (see docs/deployment.md). Node has already raised the soft limit to the hard one.
+ */
+function warnOnLowFdLimit(streamMaxConnections: number): void {
+  let limits = '';
+  try {
+    limits = readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return; // not Linux
+  }
+  const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
+  if (soft > 0 && soft < streamMaxConnections + FD_HEADROOM) {
+    log.warn('the file-descriptor limit is within reach of the connections accepted; raise it (LimitNOFILE) or lower STREAM_MAX_CONNECTIONS', {
+      limit: soft,
+      stream_max_connections: streamMaxConnections,
+      wanted: streamMaxConnections + FD_HEADROOM,
+    });
+  }
+}
+
 /** Share of failing sources from which the service reports itself degraded. */
 const DEGRADED_FAILING_SHARE = 0.25;
 
 function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, scheduler: Scheduler | null, pay: PaymentsSetup | null, startedAt: number) {
   return () => {
-    const now = Date.now();
+    const now = steadyNow();
     const perWire: Record<string, { items: number; newest: string | null; by_filter: Record<string, number> }> = {};
     for (const [id, index] of wires) {
       const newest = index.newest();
@@ -69,7 +99,7 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
     return {
       status: down ? 'down' : degraded ? 'degraded' : 'ok',
       uptime_sec: Math.floor((now - startedAt) / 1000),
-      last_poll: lastPoll === null ? null : new Date(lastPoll).toISOString(),
+      last_poll: lastPoll === null ? null : new Date(wallOf(lastPoll)).toISOString(),
       observed_interval_sec: scheduler?.observedIntervalSec() ?? null,
       polling: scheduler ? { breaking_floor_sec: config.pollFloorSec, breaking_ceiling_sec: config.pollIntervalSec, websub: websubState(config) } : null,
       // EDGAR's lag: the newest acceptance time seen, when it was seen, and how far behind.
@@ -203,7 +233,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     });
   }
 
-  const startedAt = Date.now();
+  const startedAt = steadyNow();
   const deps = {
     config,
     uws,
@@ -260,6 +290,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
+  warnOnLowFdLimit(config.streamMaxConnections);
 
   const allWires = wires;
   let saving: Promise<void> = Promise.resolve();

@@ -39,6 +39,7 @@ import { apiError, errorBody, type ApiError } from './errors.js';
 import { splitQuery } from './params.js';
 import type { RequestStats } from '../metrics.js';
 import { clientAddress, enterTiming, JSON_TYPE, presentedPayment, refusePayment, send, sendError, tooManyFailures } from './respond.js';
+import { steadyNow, wallOf } from '../clock.js';
 
 export const STREAM_PATH = '/stream';
 
@@ -124,12 +125,12 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   /** Paid: the connection's paid time moves to what this authorization buys. */
   const credit = (conn: Conn, intake: Extract<Intake, { kind: 'authorizing' }>, outcome: Extract<Outcome, { kind: 'paid' }>) => {
-    const now = Date.now();
+    const now = steadyNow();
     conn.paidUntil = hub.grant(intake.authorization.id, intake.authorization.validBefore, conn.paidUntil, now);
     if (conn.paidUntil - now > timing.renewNoticeMs) conn.renewSent = false;
     conn.settlement = outcome.settlement;
   };
-  const paidMessage = (conn: Conn) => `{"type":"paid","paid_until":"${new Date(conn.paidUntil).toISOString()}","settlement":${JSON.stringify(conn.settlement)}}`;
+  const paidMessage = (conn: Conn) => `{"type":"paid","paid_until":"${new Date(wallOf(conn.paidUntil)).toISOString()}","settlement":${JSON.stringify(conn.settlement)}}`;
 
   const upgradeError = (res: HttpResponse, err: ApiError, headers: readonly (readonly [string, string])[] = []) => sendError(res, 'get', err, false, headers);
 
@@ -173,7 +174,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         ]);
       }
       const client = clientAddress(res, req);
-      const conn: Conn = { stream, offer, client, openedAt: Date.now(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null };
+      const conn: Conn = { stream, offer, client, openedAt: steadyNow(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
       const presented = presentedPayment(req);
       if (!presented) {
@@ -243,7 +244,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       // Checked before payment, so a client can try a subscription before it pays for it.
       const wanted = conn.stream.subscription(m.params ?? {});
       if (!wanted.ok) return error(conn, wanted.error);
-      if (conn.paidUntil <= Date.now()) return error(conn, apiError(402, 'payment_required', 'The subscription is valid; pay for a block first: {"type":"pay","payment":…}.'));
+      if (conn.paidUntil <= steadyNow()) return error(conn, apiError(402, 'payment_required', 'The subscription is valid; pay for a block first: {"type":"pay","payment":…}.'));
       subscribe(conn, ws, wanted);
     },
 
@@ -304,7 +305,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const refuseInBand = (conn: Conn, err: ApiError) => error(conn, err, `,"payment_required":${JSON.stringify({ ...conn.offer.paymentRequired, error: err.message })}`);
 
   const sweep = setInterval(() => {
-    const now = Date.now();
+    const now = steadyNow();
     for (const conn of open) {
       if (!conn.ws) continue;
       if (conn.paidUntil === 0) {
@@ -315,7 +316,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         end(conn, CLOSE.too_slow);
       } else if (!conn.renewSent && conn.paidUntil - now <= timing.renewNoticeMs) {
         conn.renewSent = true;
-        message(conn, `{"type":"renew","paid_until":"${new Date(conn.paidUntil).toISOString()}","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
+        message(conn, `{"type":"renew","paid_until":"${new Date(wallOf(conn.paidUntil)).toISOString()}","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
       }
     }
     hub.sweep(now);

@@ -20,6 +20,7 @@ import type { Span } from './parse/index.js';
 import { buildRequest } from './requests.js';
 import type { WebSub, PushStatus } from './websub.js';
 import type { WireIndex } from '../search/wire-index.js';
+import { steadyNow, wallOf } from '../clock.js';
 
 export type PollRunner = (task: PollTask) => Promise<PollResult>;
 
@@ -189,7 +190,7 @@ export class Scheduler {
       this.resolveFirstRun();
     });
     this.timer = setInterval(() => {
-      const now = Date.now();
+      const now = steadyNow();
       for (const s of this.sources) if (this.isDue(s, now)) void this.poll(s);
     }, TICK_MS);
     this.timer.unref();
@@ -206,7 +207,7 @@ export class Scheduler {
   }
 
   /** Polls every source that is not in flight or backing off, whatever its interval; resolves when all are applied. */
-  async runOnce(now = Date.now()): Promise<void> {
+  async runOnce(now = steadyNow()): Promise<void> {
     await Promise.all(this.sources.filter((s) => !s.inFlight && now >= s.notBefore).map((s) => this.poll(s)));
   }
 
@@ -220,10 +221,11 @@ export class Scheduler {
       for (let page = 0; ; page++) {
         await s.budget.take();
         if (this.stopped) return;
+        // The request and the parse are dated by the wall clock; the schedule by the steady one.
         const now = Date.now();
         if (page === 0) {
           s.previousAttempt = s.lastAttempt;
-          s.lastAttempt = now;
+          s.lastAttempt = steadyNow();
           s.polls++;
         }
         const request = buildRequest(s.def, pageUrl(s, page), now);
@@ -236,7 +238,7 @@ export class Scheduler {
     } finally {
       s.inFlight = false;
       const jitter = 1 + (Math.random() - 0.5) * 0.2;
-      s.nextAt = (s.lastAttempt ?? Date.now()) + this.effectiveIntervalMs(s) * jitter;
+      s.nextAt = (s.lastAttempt ?? steadyNow()) + this.effectiveIntervalMs(s) * jitter;
     }
   }
 
@@ -274,13 +276,13 @@ export class Scheduler {
   /** Records one page's result; true when the next page is needed. */
   private async record(s: SourceRuntime, result: PollResult, page: number): Promise<boolean> {
     if (this.stopped) return false;
-    const now = Date.now();
+    const now = steadyNow();
     if (result.kind === 'error') return this.fail(s, result, page, now);
     if (page === 0) this.opts.websub?.discovered(s.def.id, s.url, result.hints.hubs, result.hints.self, now);
     let added = 0;
     let more = false;
     if (result.kind === 'items') {
-      const applied = await this.applyDocument(s, result, now);
+      const applied = await this.applyDocument(s, result, Date.now());
       // Entries, but none young enough for the wire: a source gone stale is no quiet zero.
       if (page === 0 && result.count > 0 && applied.tooOld === result.count) {
         const newest = new Date(applied.newestOfAll!).toISOString();
@@ -313,7 +315,7 @@ export class Scheduler {
   private fail(s: SourceRuntime, error: { code: string; message: string; status?: number; retryAfterMs?: number }, page: number, now: number): false {
     s.consecutiveFailures++;
     s.failures++;
-    s.lastError = { at: new Date(now).toISOString(), code: error.code, message: error.message };
+    s.lastError = { at: new Date(wallOf(now)).toISOString(), code: error.code, message: error.message };
     if (error.status !== undefined) s.lastError.status = error.status;
     if (error.status === 429 || error.status === 503) this.setInterval(s, s.intervalMs * 2, `asked to slow down (HTTP ${error.status})`);
     const backoff = Math.min(MAX_BACKOFF_MS, s.intervalMs * 2 ** (s.consecutiveFailures - 1));
@@ -348,7 +350,7 @@ export class Scheduler {
   private adapt(s: SourceRuntime, maxAgeMs: number | undefined): void {
     const push = this.opts.websub;
     if (push?.active(s.def.id)) push.checked(s.def.id, s.newItems);
-    const now = Date.now();
+    const now = steadyNow();
     if (s.newItems > 0 || s.lastNewAt === null) {
       s.lastNewAt = now;
       this.setInterval(s, s.floorMs, 'new items in the last poll');
@@ -412,8 +414,9 @@ export class Scheduler {
   }
 
   status(): SourceStatus[] {
-    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
-    const now = Date.now();
+    // Schedule times are steady; shown as wall-clock dates.
+    const iso = (t: number | null) => (t === null ? null : new Date(wallOf(t)).toISOString());
+    const now = steadyNow();
     return this.sources.map((s) => {
       const push = this.opts.websub;
       const onPush = push?.active(s.def.id) ?? false;

@@ -13,6 +13,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { log } from '../log.js';
 import { parseLinkHeader } from './fetch/fetcher.js';
+import { steadyNow, wallOf } from '../clock.js';
 
 /** Lease asked for; the hub decides (W3C WebSub §5.1: a hint). */
 export const LEASE_SECONDS = 10 * 86_400;
@@ -103,7 +104,7 @@ export class WebSub {
   }
 
   /** True while a verified, unexpired subscription delivers this source. */
-  active(sourceId: string, now = Date.now()): boolean {
+  active(sourceId: string, now = steadyNow()): boolean {
     const s = this.subs.get(sourceId);
     if (s?.state !== 'active') return false;
     if (s.expiresAt !== null && now >= s.expiresAt) {
@@ -117,7 +118,7 @@ export class WebSub {
    * After each polled document: the hubs and self link it declares. Subscribes when push is
    * possible and not already held or recently refused.
    */
-  discovered(sourceId: string, fetchedUrl: string, hubs: readonly string[], self: string | undefined, now = Date.now()): void {
+  discovered(sourceId: string, fetchedUrl: string, hubs: readonly string[], self: string | undefined, now = steadyNow()): void {
     if (!this.enabled || this.stopped || hubs.length === 0) return;
     const s = this.sub(sourceId);
     if (s.state === 'active' || s.state === 'requested') return;
@@ -151,7 +152,7 @@ export class WebSub {
   }
 
   /** GET on the callback: the hub's verification of intent (§5.3), or a denial (§5.2). */
-  verify(sourceId: string, query: URLSearchParams, now = Date.now()): CallbackAnswer {
+  verify(sourceId: string, query: URLSearchParams, now = steadyNow()): CallbackAnswer {
     const s = this.subs.get(sourceId);
     const mode = query.get('hub.mode');
     const topic = query.get('hub.topic');
@@ -176,7 +177,7 @@ export class WebSub {
       s.reason = null;
       s.misses = 0;
       s.expiresAt = now + leaseMs;
-      this.schedule(s, RENEW_AT * leaseMs, () => void this.request(sourceId, s, s.hub!, s.topic!, 'subscribe', Date.now()));
+      this.schedule(s, RENEW_AT * leaseMs, () => void this.request(sourceId, s, s.hub!, s.topic!, 'subscribe', steadyNow()));
       log.info('websub: subscribed', { source: sourceId, hub: s.hub, topic: s.topic, lease_sec: leaseMs / 1000 });
     }
     return { status: 200, body: challenge, contentType: 'text/plain' };
@@ -186,7 +187,7 @@ export class WebSub {
    * POST on the callback: a content distribution (§7). Taken only for an active subscription
    * with a valid signature of the exact body; anything else is refused and changes nothing.
    */
-  notify(sourceId: string, headers: { signature: string; link: string; contentType: string }, body: Uint8Array, now = Date.now()): CallbackAnswer {
+  notify(sourceId: string, headers: { signature: string; link: string; contentType: string }, body: Uint8Array, now = steadyNow()): CallbackAnswer {
     const s = this.subs.get(sourceId);
     const refuse = (status: number, error: string, message: string) => {
       if (s) s.refused++;
@@ -211,7 +212,7 @@ export class WebSub {
 
   status(sourceId: string): PushStatus {
     const s = this.subs.get(sourceId);
-    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+    const iso = (t: number | null) => (t === null ? null : new Date(wallOf(t)).toISOString());
     if (!s) {
       const reason = this.enabled ? 'the feed names no hub' : (this.opts.offReason ?? 'push is off');
       return { mode: 'poll', state: 'off', hub: null, topic: null, reason, lease_expires: null, last_notification: null, notifications: 0, refused_notifications: 0 };
@@ -306,7 +307,7 @@ export class WebSub {
     s.pending = null;
     s.expiresAt = null;
     s.misses = 0;
-    s.retryAt = Date.now() + RETRY_MS;
+    s.retryAt = steadyNow() + RETRY_MS;
   }
 
   private schedule(s: Subscription, ms: number, fn: () => void): void {

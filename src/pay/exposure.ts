@@ -4,6 +4,7 @@
  * value stays under the per-payer cap and, when a balance reader is configured, under their
  * last known on-chain balance.
  */
+import { steadyNow } from '../clock.js';
 
 /** Reads a payer's on-chain USDC balance (atomic units). */
 export type BalanceReader = (payer: string) => Promise<bigint>;
@@ -46,7 +47,7 @@ export class Exposure {
   }
 
   /** May `amount` more be released to this payer before it settles? */
-  mayTrust(payer: string, amount: bigint, nowMs: number): boolean {
+  mayTrust(payer: string, amount: bigint, nowMs = steadyNow()): boolean {
     const exposure = (this.unsettled.get(payer) ?? 0n) + amount;
     if (exposure > this.cap) return false;
     if (!this.balance) return true;
@@ -68,7 +69,7 @@ export class Exposure {
     slot.loading = true;
     if (!cached) this.balances.set(payer, slot);
     this.balance!(payer).then(
-      (value) => Object.assign(slot, { value, at: Date.now(), loading: false }),
+      (value) => Object.assign(slot, { value, at: steadyNow(), loading: false }),
       () => {
         slot.loading = false;
         if (slot.at === 0) this.balances.delete(payer);

@@ -11,6 +11,7 @@
 import type { PaymentRequirements } from './offer.js';
 import { readPaymentHeader, readPaymentPayload, type X402Version } from './payment-header.js';
 import type { Outcome, Payments } from './payments.js';
+import { steadyNow } from '../clock.js';
 
 export type Intake =
   | { kind: 'throttled'; retryAfterSec: number }
@@ -33,19 +34,20 @@ export interface Presented {
 }
 
 export function presentPayment(payments: Payments, p: Presented, nowMs = Date.now()): Intake {
-  const wait = payments.failures.retryAfter(p.client, nowMs);
+  // The budget refills over a duration: steady clock. Validity (nowMs) is wall-clock.
+  const wait = payments.failures.retryAfter(p.client, steadyNow());
   if (wait > 0) {
     payments.count('too_many_failed_payments');
     return { kind: 'throttled', retryAfterSec: wait };
   }
   const read = typeof p.payment === 'string' ? readPaymentHeader(p.payment, p.requirements) : readPaymentPayload(p.payment, p.requirements, p.where);
   if (read.kind !== 'payload') {
-    payments.failures.charge(p.client, nowMs);
+    payments.failures.charge(p.client, steadyNow());
     payments.count(read.kind === 'malformed' ? 'invalid_payment' : read.reason);
     return read;
   }
   const outcome = payments.authorize({ requestKey: p.requestKey, requirements: p.requirements, payload: read.payload, produce: p.produce }, nowMs).then((o) => {
-    if (o.kind === 'refused' && o.status !== 503) payments.failures.charge(p.client, Date.now());
+    if (o.kind === 'refused' && o.status !== 503) payments.failures.charge(p.client, steadyNow());
     return o;
   });
   const auth = read.payload.payload.authorization;

@@ -23,6 +23,7 @@ import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
 import type { SettleResult, Settler } from './settler.js';
 import { verifyPayment } from './verify.js';
+import { steadyNow } from '../clock.js';
 
 export type SettlementMode = 'sync' | 'optimistic';
 
@@ -179,7 +180,7 @@ export class Payments {
     if (this.stopped) return this.refused(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.');
 
     const amount = BigInt(auth.value);
-    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(verdict.payer, amount, nowMs) ? 'optimistic' : 'sync';
+    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(verdict.payer, amount) ? 'optimistic' : 'sync';
     const record: AcceptedRecord = {
       t: 'accepted',
       id,
@@ -452,7 +453,7 @@ export class Payments {
       this.bodies.push(...kept);
     }
     for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
-    this.exposure.sweep(nowMs);
+    this.exposure.sweep(steadyNow());
     if (this.opts.journal.rotationDue) this.opts.journal.rotate(this.journalState(nowMs));
   }
 

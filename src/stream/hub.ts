@@ -20,9 +20,10 @@ import { SubscriptionIndex, type Subscription } from './subscriptions.js';
 export type Publish = (topic: string, message: string) => void;
 
 interface Grant {
+  /** End of the paid time, on the steady clock. */
   until: number;
-  /** Epoch ms after which the payment core no longer recognises the authorization. */
-  forgetAfter: number;
+  /** Wall-clock ms after which the payment core no longer recognises the authorization. */
+  validUntil: number;
 }
 
 /** Grants are kept past the authorization's validity plus the payment core's grace period. */
@@ -61,12 +62,16 @@ export class StreamHub {
     const known = this.grants.get(authId);
     if (known) return Math.max(currentUntil, known.until);
     const until = Math.max(now, currentUntil) + this.blockMs;
-    this.grants.set(authId, { until, forgetAfter: Math.max(until, validBeforeSec * 1000 + GRANT_KEPT_AFTER_VALIDITY_MS) });
+    this.grants.set(authId, { until, validUntil: validBeforeSec * 1000 + GRANT_KEPT_AFTER_VALIDITY_MS });
     return until;
   }
 
-  sweep(now: number): void {
-    for (const [id, g] of this.grants) if (g.forgetAfter < now) this.grants.delete(id);
+  /**
+   * Forgets grants whose paid time is over (steady clock, `now`) and whose authorization can
+   * no longer be presented (wall clock, `wallNow`): until both, a repeat gets its own end again.
+   */
+  sweep(now: number, wallNow = Date.now()): void {
+    for (const [id, g] of this.grants) if (g.until < now && g.validUntil < wallNow) this.grants.delete(id);
   }
 
   /** Authorizations applied to connections and still remembered (for /metrics). */
