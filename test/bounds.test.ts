@@ -42,6 +42,9 @@ describe('tables a client grows', () => {
     assert.equal(budget.retryAfter('198.51.100.8', now), 0, 'one failure is within the burst');
     for (let i = 0; i < 25; i++) budget.charge('198.51.100.9', now);
     assert.ok(budget.retryAfter('198.51.100.9', now) > 0, 'a client flooding now is still throttled');
+    // Twenty seconds on (20 failures at 60 a minute), every bucket has refilled: nothing is left to remember.
+    budget.sweep(now + 20_000);
+    assert.equal(budget.size, 0);
   });
 
   test('stream grants: 100,000 authorizations are forgotten once past their paid block and validity; a live one is kept', () => {

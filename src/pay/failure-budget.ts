@@ -12,7 +12,11 @@ interface Bucket {
   at: number;
 }
 
-/** Addresses tracked at most; beyond it the oldest are forgotten (a flood of addresses costs memory, not correctness). */
+/**
+ * Addresses tracked at most; beyond it the oldest are forgotten (a flood of addresses costs
+ * memory, not correctness). Below it, `sweep` forgets every address whose bucket has refilled,
+ * so the table holds about the addresses of the last refill time (20 s by default).
+ */
 const MAX_CLIENTS = 100_000;
 
 export class FailureBudget {
@@ -49,6 +53,17 @@ export class FailureBudget {
     this.buckets.delete(client);
     this.buckets.set(client, b);
     if (this.buckets.size > MAX_CLIENTS) this.buckets.delete(this.buckets.keys().next().value!);
+  }
+
+  /**
+   * Forgets the clients whose bucket is full again: nothing to remember. Oldest charged first,
+   * stopping at the first still refilling, so a sweep costs what it removes.
+   */
+  sweep(nowMs: number): void {
+    for (const [client, b] of this.buckets) {
+      if (b.tokens + ((nowMs - b.at) / 60_000) * this.perMinute < this.burst) break;
+      this.buckets.delete(client);
+    }
   }
 
   private refill(client: string, nowMs: number): Bucket | undefined {

@@ -454,6 +454,7 @@ export class Payments {
     }
     for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
     this.exposure.sweep(steadyNow());
+    this.failures.sweep(steadyNow());
     if (this.opts.journal.rotationDue) this.opts.journal.rotate(this.journalState(nowMs));
   }
 
