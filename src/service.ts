@@ -23,6 +23,7 @@ import { saveWire } from './ingest/snapshot.js';
 import { loadSnapshots } from './ingest/warm-start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
+import { HostBudgets } from './ingest/budget.js';
 import { MemoryGuard } from './memory-guard.js';
 import { createRegistry, type RequestStats } from './metrics.js';
 import { privateDir } from './private-files.js';
@@ -212,6 +213,8 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       // value (test/fuzz-feeds.test.ts): a pathological 32 MB document could take 1.7 GB.
       // A worker that runs out fails its polls (worker_failed) instead of growing further.
       resourceLimits: { maxOldGenerationSizeMb: 1024 },
+      // Every worker draws from the same request window per host (ingest/budget.ts).
+      workerData: { budgets: new HostBudgets().buffer },
     });
     const runner = pool;
     const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);

@@ -6,7 +6,9 @@
  * whole life, so consecutive polls of a host reuse connections.
  */
 import { setPriority } from 'node:os';
-import type { SourceDef } from '../catalog/index.js';
+import { workerData } from 'piscina';
+import { budgetOf, type SourceDef } from '../catalog/index.js';
+import { HostBudgets } from './budget.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
 import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem, type Span } from './parse/index.js';
 
@@ -75,10 +77,15 @@ if (process.platform === 'linux') {
   }
 }
 
+/** The hosts' request windows, shared with every other worker (the serving thread made them). */
+const budgets = new HostBudgets((workerData as { budgets?: SharedArrayBuffer } | undefined)?.budgets);
+
 export async function runPoll(task: PollTask): Promise<PollResult> {
   if (task.document)
     return parseDocument(task, { kind: 'ok', body: task.document.body, contentType: task.document.contentType, finalUrl: task.document.url, bytes: task.document.body.length, ms: 0 }, { hubs: [] });
   fetcher ??= new Fetcher(task.fetcher);
+  // The budget follows the catalogue's host, so it holds when WIRES_SOURCES points a source elsewhere.
+  await budgets.take(budgetOf(task.source).key);
   const res = await fetcher.fetch(task.request!);
   if (res.kind === 'error') {
     const out: PollResult = { kind: 'error', code: res.code, message: res.message, ms: res.ms };

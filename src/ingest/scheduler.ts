@@ -6,14 +6,14 @@
  * Each source has an interval of its own (src/catalog/polling.ts): the floor after a poll
  * that brings new items, else half the time since the last one that did, up to the tier's
  * ceiling; a server's `Cache-Control: max-age` and `Retry-After` are honoured, and 429/503
- * double it. Every request draws from its host's budget (paging included), so no host gets
- * more than its limit however many sources it serves. A source is never polled while its
+ * double it. Every request draws from its host's budget (paging included; taken in the worker
+ * as it is sent, see budget.ts), so no host gets more than its limit however many sources it
+ * serves. A source is never polled while its
  * previous poll is in flight. While a WebSub hub pushes a source, it is polled only as a check.
  */
 import { budgetOf, intervalRange, QUIET_SHARE, SOURCES, type SourceDef, type Tier, filtersOf } from '../catalog/index.js';
 import { log } from '../log.js';
 import { applyItems, type Applied } from './apply.js';
-import { RequestBudget } from './budget.js';
 import type { FetcherOptions } from './fetch/fetcher.js';
 import type { PollResult, PollTask } from './poll-task.js';
 import type { Span } from './parse/index.js';
@@ -82,7 +82,7 @@ type Def = SourceDef & { wire: { id: string; tier: Tier; retention: string; paid
 interface SourceRuntime {
   def: Def;
   url: string;
-  budget: RequestBudget;
+  budget: { key: string; perSecond: number };
   noRetries: boolean;
   floorMs: number;
   ceilingMs: number;
@@ -141,15 +141,13 @@ export class Scheduler {
   readonly firstRun = new Promise<void>((resolve) => (this.resolveFirstRun = resolve));
 
   constructor(private readonly opts: SchedulerOptions) {
-    const budgets = new Map<string, RequestBudget>();
     this.sources = SOURCES.map((def) => {
       const { key, budget } = budgetOf(def);
-      if (!budgets.has(key)) budgets.set(key, new RequestBudget(key, budget.perSecond));
       const range = intervalRange(def, opts.breaking);
       const s: SourceRuntime = {
         def,
         url: opts.overrides.get(def.id) ?? def.url,
-        budget: budgets.get(key)!,
+        budget: { key, perSecond: budget.perSecond },
         noRetries: budget.noRetries === true,
         floorMs: range.floorSec * 1000,
         ceilingMs: range.ceilingSec * 1000,
@@ -219,7 +217,6 @@ export class Scheduler {
     s.inFlight = true;
     try {
       for (let page = 0; ; page++) {
-        await s.budget.take();
         if (this.stopped) return;
         // The request and the parse are dated by the wall clock; the schedule by the steady one.
         const now = Date.now();
