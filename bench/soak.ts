@@ -4,8 +4,9 @@
  * The service runs as its own process (`node dist/src/main.js`, on core 0 when the machine
  * has two) on the local devnet in optimistic mode, its sources served from loopback: the
  * demo's recorded feeds, except every RSS source, which a churning feed server answers with
- * new stories on each poll so the wires fill to their caps and then evict their oldest. Meanwhile,
- * from this process:
+ * new stories on each poll. Every wire starts at its cap (a snapshot of synthetic items from
+ * the last 50 minutes), so each new story evicts the oldest from the start. The journal is
+ * compacted every MiB (JOURNAL_ROTATE_MB=1). Meanwhile, from this process:
  * - previews at SOAK_PREVIEWS_PER_SEC (100), over every wire, with and without search terms;
  * - optimistic paid calls at 2/s, from 20 payers, with the client package's WiresClient;
  * - failed payments at SOAK_FAILED_PER_SEC (100), each from a new client address (X-Real-IP
@@ -39,8 +40,11 @@ import { WiresClient } from '../src/client/client.js';
 import { Wallet } from '../src/client/sign.js';
 import { startFixtureServer } from '../src/demo/fixture-server.js';
 import { startDevnet } from '../src/devnet/devnet.js';
+import { saveWire } from '../src/ingest/snapshot.js';
 import { ChainReader } from '../src/pay/chain.js';
+import { createIndexes } from '../src/service.js';
 import { freePort, mulberry32 } from '../test/helpers/loopback.js';
+import { syntheticItems } from './synthetic.js';
 
 const MINUTES = Number(process.env.SOAK_MIN ?? 30);
 const WARMUP_MIN = Number(process.env.SOAK_WARMUP_MIN ?? Math.min(5, MINUTES / 6));
@@ -84,6 +88,15 @@ const devnet = await startDevnet({ payers: PAYERS, fundUsd: 10_000 });
 const chain = new ChainReader(devnet.rpcUrl, 10_000);
 const payeeAtStart = await chain.balanceOf(devnet.payTo);
 const dataDir = mkdtempSync(join(tmpdir(), 'wires-soak-'));
+// Every wire at its cap from the start: the wires churn, they do not fill.
+{
+  const now = Date.now();
+  for (const [i, w] of WIRES.entries()) {
+    const index = createIndexes().get(w.id)!;
+    index.add(syntheticItems(w.maxItems, now, i + 1, 50 * 60_000, w.filter.values), now);
+    await saveWire(join(dataDir, 'data'), w.id, index.items());
+  }
+}
 const overridesFile = join(dataDir, 'sources.json');
 writeFileSync(overridesFile, JSON.stringify(overrides));
 const port = await freePort();
@@ -100,6 +113,7 @@ const env = {
   SETTLEMENT: 'optimistic',
   OPTIMISTIC_MAX_UNSETTLED_USD: '1',
   SNAPSHOT_INTERVAL_SEC: '60',
+  JOURNAL_ROTATE_MB: '1',
   POLL_FLOOR_SEC: '2',
   POLL_INTERVAL_SEC: '10',
   WEBSUB: '0',

@@ -49,7 +49,7 @@ export function zipfPicker(words: readonly string[], random: () => number): () =
 
 export const FILTERS = ['markets', 'crypto', 'tech', 'world', 'business', 'energy'];
 
-export function syntheticItems(count: number, now: number, seed = 1, spanMs = 72 * 3_600_000): Item[] {
+export function syntheticItems(count: number, now: number, seed = 1, spanMs = 72 * 3_600_000, filters: readonly string[] = FILTERS): Item[] {
   const random = rng(seed);
   const pick = zipfPicker(vocabulary(3000, random), random);
   const words = (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, pick).join(' ');
@@ -58,7 +58,7 @@ export function syntheticItems(count: number, now: number, seed = 1, spanMs = 72
     title: words(6, 14),
     url: `https://example.com/${seed}/${i}`,
     source: 'Synthetic',
-    filter: FILTERS[Math.floor(random() * FILTERS.length)]!,
+    filter: filters[Math.floor(random() * filters.length)]!,
     published: now - Math.floor(random() * spanMs),
     summary: words(20, 40),
   }));
