@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Exposure } from '../src/pay/exposure.js';
 import { FailureBudget } from '../src/pay/failure-budget.js';
@@ -101,6 +101,9 @@ describe('over HTTP', () => {
 
   test('the heap near its limit: preview answers are dropped, counted, and previews still answer', async () => {
     const low = await startTestService({ MEMORY_SHED_AT: '1' });
+    // Real pressure: ballast until the heap holds more than 1 % of its limit, the lowest setting.
+    const ballast: string[][] = [];
+    while (getHeapStatistics().used_heap_size < 0.02 * getHeapStatistics().heap_size_limit) ballast.push(Array.from({ length: 10_000 }, (_, i) => `ballast ${i} ${ballast.length}`));
     try {
       for (const q of ['rate', 'oil', 'chip']) assert.equal((await low.get(`/news/preview?q=${q}`)).status, 200);
       await new Promise((r) => setTimeout(r, 1500));
@@ -109,6 +112,7 @@ describe('over HTTP', () => {
       assert.equal(await table(low, 'preview_answers'), 0);
       assert.equal((await low.get('/news/preview?q=rate')).status, 200);
     } finally {
+      ballast.length = 0;
       await low.stop();
     }
   });

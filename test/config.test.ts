@@ -8,7 +8,13 @@ import { pollingTable, sourcesTableOf, tiersTable } from '../src/docs/readme-tab
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 /** The front page and the reference pages under docs/. */
-const PAGES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'packages/client/README.md',
+  ...readdirSync(new URL('docs/', ROOT))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const DOC = (page: string) => read(`docs/${page}.md`);
 
 /** A heading's anchor as GitHub makes it. */
