@@ -11,7 +11,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { x402Facilitator } from '@x402/core/facilitator';
@@ -22,6 +21,8 @@ import { mnemonicToAccount, nonceManager, privateKeyToAccount } from 'viem/accou
 import { baseChain } from '../pay/chain.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { CHAIN_ID } from '../pay/verify.js';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '../free-port.js';
 
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -64,17 +65,6 @@ export interface DevnetOptions {
 function account(index: number): Account {
   const hd = mnemonicToAccount(MNEMONIC, { addressIndex: index });
   return { address: hd.address, privateKey: toHex(hd.getHdKey().privateKey!) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createNetServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function loadArtifacts(): Record<'DevUSDC' | 'Multicall', { deployedBytecode: Hex }> {

@@ -1,5 +1,5 @@
 /** Small pieces the loopback test servers share. */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -21,17 +21,7 @@ export async function listenLoopback(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** A port free on 127.0.0.1 now, for a server that must know its URL before it listens (PUBLIC_URL). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/free-port.js';
 
 /** mulberry32: a small seeded PRNG, so generated data repeats from run to run. */
 export function mulberry32(seed: number): () => number {
