@@ -214,7 +214,15 @@ describe('devnet lifetime', () => {
 
     const second = startDevnetProcess(file);
     try {
-      await until('the new devnet.json', () => existsSync(file) && JSON.parse(readFileSync(file, 'utf8') || '{}').owner?.pid === second.child.pid);
+      // The new devnet deletes the stale file before writing its own: it may vanish between two reads.
+      const owner = () => {
+        try {
+          return JSON.parse(readFileSync(file, 'utf8')).owner?.pid;
+        } catch {
+          return undefined;
+        }
+      };
+      await until('the new devnet.json', () => owner() === second.child.pid);
       assert.match(second.output(), /reclaiming a stale devnet file/);
 
       const third = startDevnetProcess(file);
