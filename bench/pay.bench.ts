@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { recoverTypedDataAddress } from 'viem';
 import { Journal } from '../src/pay/journal.js';
+import { LocalStore } from '../src/pay/local-store.js';
 import { Payments } from '../src/pay/payments.js';
 import type { Settler } from '../src/pay/settler.js';
 import { verifyPayment } from '../src/pay/verify.js';
@@ -23,8 +24,8 @@ const nowSec = () => Math.floor(Date.now() / 1000);
 
 // Settles instantly: this bench measures the service's own work, not a chain.
 const instant: Settler = { kind: 'facilitator', check: async () => null, settle: async () => ({ kind: 'settled', tx: '0x' + '1'.repeat(64) }), close: async () => {} };
-const { journal } = await Journal.open(mkdtempSync(join(tmpdir(), 'wires-bench-pay-')));
-const payments = new Payments({ journal, settler: instant, mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 1000 });
+const store = await LocalStore.open(mkdtempSync(join(tmpdir(), 'wires-bench-pay-')));
+const payments = new Payments({ store, settler: instant, mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 1000 });
 const body = Buffer.from('{"articles":[]}');
 const repeat = { requestKey: '/cve/latest []', requirements: offer, payload: signed[0]!.payload, produce: () => body };
 await payments.authorize(repeat);

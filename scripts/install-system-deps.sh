@@ -7,6 +7,7 @@
 #   cc        bench:freshness compiles bench/fanout-client.c (its 1,000 subscribers, read with
 #             epoll); without it the bench falls back to Node sockets and says so
 #   libfaketime  test/clock-step.test.ts steps the wall clock of a service process (LD_PRELOAD)
+#   redis-server  replica mode (REDIS_URL): the store and replica tests start their own
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -17,8 +18,9 @@ command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || missing+=(libfaketime)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk, chromium, cc and libfaketime present"
+  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime and redis-server present"
   exit 0
 fi
 
@@ -54,3 +56,4 @@ export DEBIAN_FRONTEND=noninteractive
 command -v wrk
 /usr/bin/chromium --version
 command -v cc
+redis-server --version

@@ -15,9 +15,18 @@ export const steadyNow = (): number => performance.timeOrigin + performance.now(
  */
 let offset = Date.now() - steadyNow();
 
-/** A steady-clock instant as a wall-clock date, for display (`paid_until`, `last_poll`). */
-export function wallOf(steadyMs: number): number {
+function heldOffset(): number {
   const current = Date.now() - steadyNow();
   if (Math.abs(current - offset) > 1000) offset = current;
-  return Math.round(steadyMs + offset);
+  return offset;
+}
+
+/** A steady-clock instant as a wall-clock date, for display (`paid_until`, `last_poll`). */
+export function wallOf(steadyMs: number): number {
+  return Math.round(steadyMs + heldOffset());
+}
+
+/** The steady-clock instant a wall-clock date names (one another replica sent): `wallOf` of it gives the date back. */
+export function steadyOf(wallMs: number): number {
+  return wallMs - heldOffset();
 }

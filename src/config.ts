@@ -3,6 +3,7 @@
  * environment once at start, validated, and frozen. The configuration table of docs/configuration.md lists
  * the same options (a test checks that none is missing there).
  */
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { usdToAtomic } from './catalog/index.js';
 import type { JournalRetention } from './pay/journal.js';
@@ -54,6 +55,21 @@ export interface Config {
   journal: JournalRetention;
   /** Share of the heap limit (0–1) past which preview answers and retry bodies are dropped. */
   memoryShedAt: number;
+  /** Replica mode (REDIS_URL set): payment state shared in Redis. Null: one process, the local journal. */
+  redis: RedisConfig | null;
+}
+
+export interface RedisConfig {
+  url: string;
+  prefix: string;
+  /** This replica's name among the others (stable across its restarts). */
+  replicaId: string;
+  /** A stopped replica's pending settlements are taken over after this long (ms). */
+  takeoverMs: number;
+  /** Days of payment records the Redis journal stream keeps. */
+  journalDays: number;
+  /** The ingesting leader's lease (ms): a dead leader is replaced within it. */
+  leaseMs: number;
 }
 
 export interface SettlementConfig {
@@ -131,6 +147,21 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'JOURNAL_ARCHIVE_DAYS', default: '90', doc: 'Journal archives older than this are deleted; 0 keeps them for ever.' },
   { env: 'JOURNAL_ARCHIVE_MB', default: '1024', doc: 'Beyond this total the oldest journal archives are deleted; 0: no limit.' },
   { env: 'MEMORY_SHED_AT', default: '85', doc: 'Percent of the heap limit past which the service drops what it can rebuild (preview answers, paid answers kept for retries) before it runs out.' },
+  {
+    env: 'REDIS_URL',
+    default: '',
+    doc: 'Replica mode: `redis://` or `rediss://` (with `user:password@` for an ACL user). Payment claims, outcomes and the journal are shared there, so any number of replicas serve as one (docs/replicas.md). Unset: one process with the local journal.',
+    secret: true,
+  },
+  { env: 'REDIS_PREFIX', default: 'wires:', doc: 'Prefix of every Redis key, so several services can share one Redis.' },
+  {
+    env: 'REPLICA_ID',
+    default: '<hostname>:<PORT>',
+    doc: "This replica's name in replica mode; keep it stable across restarts, so a restarted replica takes back its own pending settlements at once.",
+  },
+  { env: 'REDIS_TAKEOVER_SEC', default: '30', doc: 'Replica mode: the pending settlements of a replica that stopped heartbeating are taken over by another after this long.' },
+  { env: 'REDIS_LEASE_SEC', default: '10', doc: "Replica mode: the ingesting leader's lease; when the leader dies, another replica starts polling within this time." },
+  { env: 'REDIS_JOURNAL_DAYS', default: '7', doc: 'Replica mode: days of payment records the Redis journal stream keeps (about 1 KB each, in Redis memory).' },
   { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
 ];
 
@@ -213,7 +244,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       archiveDays: int('JOURNAL_ARCHIVE_DAYS', 0, 36_500),
       archiveBytes: int('JOURNAL_ARCHIVE_MB', 0, 1_048_576) * 1048576,
     },
+    redis: loadRedis(env, int, port),
   });
+}
+
+function loadRedis(env: NodeJS.ProcessEnv, int: (name: string, min: number, max: number) => number, port: number): RedisConfig | null {
+  const text = env.REDIS_URL?.trim();
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    // The URL may hold a password: never echoed.
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  const replicaId = env.REPLICA_ID?.trim() || `${hostname()}:${port}`;
+  if (!/^[\w.:@-]{1,100}$/.test(replicaId)) throw new ConfigError(`REPLICA_ID must be 1–100 letters, digits or . : @ _ -, got "${replicaId}"`);
+  return {
+    url: text,
+    prefix: env.REDIS_PREFIX?.trim() || 'wires:',
+    replicaId,
+    takeoverMs: int('REDIS_TAKEOVER_SEC', 1, 3600) * 1000,
+    journalDays: int('REDIS_JOURNAL_DAYS', 1, 3650),
+    leaseMs: int('REDIS_LEASE_SEC', 1, 600) * 1000,
+  };
 }
 
 function loadSettlement(get: (name: string) => string, int: (name: string, min: number, max: number) => number): SettlementConfig {

@@ -107,6 +107,7 @@ export interface MetricSources {
     oldest_pending_sec: number | null;
     exposure: bigint;
     journalBytes: number;
+    storeAvailable: boolean;
     outcomes: ReadonlyMap<string, number>;
   };
   sources?: () => readonly { id: string; polls: number; failures: number; etag_hits: number; items: number; skipped: number; last_success: string | null }[];
@@ -178,7 +179,8 @@ export function createRegistry(src: MetricSources): Registry {
     gauge('wires_settlements_pending', 'Accepted payments whose settlement has no outcome yet.', [], (g) => g.set(pay().pending));
     gauge('wires_settlement_lag_seconds', 'Age of the oldest pending settlement (0 when none).', [], (g) => g.set(pay().oldest_pending_sec ?? 0));
     gauge('wires_optimistic_exposure_usdc', 'Unsettled value released in optimistic mode, all payers together (USDC).', [], (g) => g.set(Number(pay().exposure) / 1e6));
-    gauge('wires_journal_bytes', 'Size of the payment journal file.', [], (g) => g.set(pay().journalBytes));
+    gauge('wires_journal_bytes', 'Size of the payment journal file (0 in replica mode: the journal is in Redis).', [], (g) => g.set(pay().journalBytes));
+    gauge('wires_payment_store_up', 'The payment store answers (1) or not (0: paid calls answer 503). Always 1 without REDIS_URL.', [], (g) => g.set(pay().storeAvailable ? 1 : 0));
   }
   if (src.sources) {
     const sources = src.sources;

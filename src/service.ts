@@ -28,6 +28,7 @@ import { MemoryGuard } from './memory-guard.js';
 import { createRegistry, type RequestStats } from './metrics.js';
 import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
+import { startReplication, type Replication } from './replica/replication.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
 import { WireIndex } from './search/wire-index.js';
 import { steadyNow, wallOf } from './clock.js';
@@ -80,7 +81,15 @@ function warnOnLowFdLimit(streamMaxConnections: number): void {
 /** Share of failing sources from which the service reports itself degraded. */
 const DEGRADED_FAILING_SHARE = 0.25;
 
-function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMap<string, WireIndex>, scheduler: Scheduler | null, pay: PaymentsSetup | null, startedAt: number) {
+function buildHealth(
+  config: Readonly<Config>,
+  uws: LoadedUws,
+  wires: ReadonlyMap<string, WireIndex>,
+  scheduler: Scheduler | null,
+  pay: PaymentsSetup | null,
+  replication: Replication | null,
+  startedAt: number,
+) {
   return () => {
     const now = steadyNow();
     const perWire: Record<string, { items: number; newest: string | null; by_filter: Record<string, number> }> = {};
@@ -96,9 +105,11 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
     const stale = lastPoll === null ? now - startedAt : now - lastPoll;
     const down = scheduler?.firstRunDone === true && stale > 3 * config.pollIntervalSec * 1000;
     const edgar = sources.find((s) => s.id === 'edgar');
-    const degraded = !pay || pay.settlerProblem !== null || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
+    const degraded = !pay || pay.settlerProblem !== null || !pay.payments.storeAvailable || (sources.length > 0 && failing / sources.length >= DEGRADED_FAILING_SHARE);
+    // A replica still reading the item stream does not yet hold what the others serve.
+    const starting = replication !== null && !replication.caughtUp;
     return {
-      status: down ? 'down' : degraded ? 'degraded' : 'ok',
+      status: starting ? 'starting' : down ? 'down' : degraded ? 'degraded' : 'ok',
       uptime_sec: Math.floor((now - startedAt) / 1000),
       last_poll: lastPoll === null ? null : new Date(wallOf(lastPoll)).toISOString(),
       observed_interval_sec: scheduler?.observedIntervalSec() ?? null,
@@ -124,6 +135,8 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
         pay_to: config.payTo,
         settlement: pay?.payments.health(now) ?? null,
       },
+      // Replica mode: which replica answered, who leads, whether it reaches the shared store, how far behind the leader it applies.
+      replica: config.redis ? { id: config.redis.replicaId, store_available: pay?.payments.storeAvailable ?? false, ...replication?.health() } : null,
       server: { uws: { version: uws.version, binary: basename(uws.binary), sha256: uws.sha256, glibc_compat: uws.glibcCompat } },
     };
   };
@@ -132,6 +145,7 @@ function buildHealth(config: Readonly<Config>, uws: LoadedUws, wires: ReadonlyMa
 /** Why WebSub is on or off, as /health says it. */
 function websubState(config: Readonly<Config>): string {
   if (!config.websub) return 'off (WEBSUB=0)';
+  if (config.redis) return 'off in replica mode: a hub would call back any replica, and only the leader knows the subscriptions';
   if (config.publicUrlDefaulted) return 'off: PUBLIC_URL is not set, so no hub can reach a callback';
   return `on: callbacks under ${config.publicUrl}/websub/`;
 }
@@ -198,6 +212,8 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     await loadSnapshots(config.dataDir, wires);
   }
 
+  // Replica mode: items arrive from the leader's stream, and this replica polls only while it leads.
+  const replication = config.redis ? await startReplication(config.redis, wires, config.ingest) : null;
   let pool: Piscina | null = null;
   let scheduler: Scheduler | null = null;
   let websub: WebSub | null = null;
@@ -218,7 +234,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     });
     const runner = pool;
     const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);
-    const pushOn = config.websub && !config.publicUrlDefaulted;
+    const pushOn = config.websub && !config.publicUrlDefaulted && !config.redis;
     websub = new WebSub({
       publicUrl: pushOn ? config.publicUrl : null,
       offReason: websubState(config),
@@ -233,6 +249,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       breaking: { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec },
       fetcher,
       websub,
+      ...(replication ? { onApplied: (wire: string, lines: Uint8Array[]) => replication.publish(wire, lines) } : {}),
     });
   }
 
@@ -242,7 +259,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     uws,
     wires,
     ...(opts.streamTiming ? { streamTiming: opts.streamTiming } : {}),
-    health: buildHealth(config, uws, wires, scheduler, pay, startedAt),
+    health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     websub,
@@ -313,7 +330,8 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   snapshotTimer.unref();
 
   if (scheduler) {
-    scheduler.start();
+    if (replication) replication.lead(scheduler);
+    else scheduler.start();
     void scheduler.firstRun.then(() => {
       if (scheduler!.lastPoll() === null) {
         log.warn('no source was reachable on the first poll; without internet, try `npm run demo`, which serves recorded feeds locally');
@@ -332,6 +350,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       server.close();
       scheduler?.stop();
       websub?.stop();
+      await replication?.stop();
       await snapshot();
       await pool?.destroy();
       await pay?.payments.stop();

@@ -16,7 +16,7 @@ import { decodeFunctionData, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PAID_ROUTES } from '../src/catalog/index.js';
 import { ChainReader } from '../src/pay/chain.js';
-import { Journal } from '../src/pay/journal.js';
+import { LocalStore } from '../src/pay/local-store.js';
 import { Payments, type Outcome } from '../src/pay/payments.js';
 import type { PaymentPayload } from '../src/pay/payment-header.js';
 import type { Settler } from '../src/pay/settler.js';
@@ -24,6 +24,7 @@ import { FacilitatorSettler } from '../src/pay/settlers/facilitator.js';
 import { WalletSettler } from '../src/pay/settlers/wallet.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, offerFor, signPayment } from './helpers/payments.js';
+import { until } from './helpers/until.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const TRANSFER_ABI = parseAbi([
@@ -44,16 +45,6 @@ function officialFetch(privateKey: `0x${string}`) {
 
 async function health(svc: TestService): Promise<{ pending: number; settled: number; failed: number }> {
   return ((await (await svc.get('/health')).json()) as any).x402.settlement;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The payer and payee balances around `fn`. */
@@ -333,14 +324,15 @@ describe('both settlers keep the same contract', () => {
 describe('optimistic mode: when the data leaves, and the cap', () => {
   for (const release of ['written', 'synced'] as const) {
     test(`OPTIMISTIC_RELEASE=${release}: the first call within the cap goes ${release === 'written' ? 'before' : 'after'} the disk sync; the one beyond the cap settles first`, async () => {
-      const { journal } = await Journal.open(mkdtempSync(join(tmpdir(), 'wires-release-')));
+      const store = await LocalStore.open(mkdtempSync(join(tmpdir(), 'wires-release-')));
+      const { journal } = store;
       // A slow disk: no sync completes until the gate opens.
       let open!: () => void;
       const gate = new Promise<void>((r) => (open = r));
       const sync = journal.sync.bind(journal);
       journal.sync = () => gate.then(sync);
       const settler = new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null);
-      const payments = new Payments({ journal, settler, mode: 'optimistic', optimisticMaxUnsettled: 5000n, optimisticRelease: release, settleTimeoutMs: 10_000 });
+      const payments = new Payments({ store, settler, mode: 'optimistic', optimisticMaxUnsettled: 5000n, optimisticRelease: release, settleTimeoutMs: 10_000 });
       const payer = devnet.payers[5]!;
       const signed = await Promise.all([1, 2].map(() => signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey })));
       const answered: Outcome[] = [];
@@ -381,9 +373,9 @@ describe('a restart does not make a spent authorization new again', () => {
     const { payload } = await signPayment({ amount: '5000', payTo: devnet.payTo, privateKey: payer.privateKey, paymentId });
     const { extensions: _, ...published } = payload;
     const open = async () => {
-      const { journal, state } = await Journal.open(dir);
-      const payments = new Payments({ journal, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
-      payments.resume(state);
+      const store = await LocalStore.open(dir);
+      const state = store.journalState();
+      const payments = new Payments({ store, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
       return { payments, state };
     };
     const call = (payments: Payments, p: PaymentPayload, data: string) =>
@@ -416,10 +408,10 @@ describe('a restart does not make a spent authorization new again', () => {
     const payer = devnet.payers[4]!;
     const retention = { rotateBytes: 4096, archiveDays: 90, archiveBytes: 0 };
     const open = async () => {
-      const { journal, state } = await Journal.open(dir, retention);
-      const payments = new Payments({ journal, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
-      payments.resume(state);
-      return { payments, journal, state };
+      const store = await LocalStore.open(dir, retention);
+      const state = store.journalState();
+      const payments = new Payments({ store, settler: new FacilitatorSettler(devnet.facilitatorUrl, 10_000, null), mode: 'sync', optimisticMaxUnsettled: 0n, settleTimeoutMs: 10_000 });
+      return { payments, journal: store.journal, state };
     };
     // Five short-lived authorizations and one valid for five minutes.
     const now = Math.floor(Date.now() / 1000);

@@ -474,7 +474,7 @@ describe('documents', () => {
     // This service's facilitator URL has nothing behind it: it says so.
     assert.equal(body.status, 'degraded');
     assert.match(body.x402.problem, /facilitator .* is unreachable/);
-    assert.deepEqual(body.x402.settlement, { mode: 'sync', settler: 'facilitator', pending: 0, settled: 0, failed: 0, oldest_pending_sec: null });
+    assert.deepEqual(body.x402.settlement, { mode: 'sync', settler: 'facilitator', store: 'local', pending: 0, settled: 0, failed: 0, oldest_pending_sec: null });
     assert.equal(body.last_poll, null);
     const tiers = body.tiers;
     assert.equal(tiers.breaking + tiers.timely + tiers.sparse, WIRES.length);

@@ -67,6 +67,9 @@ export function send(res: HttpResponse, method: Method, status: number, body: st
   }
 }
 
+/** On a 503 from the payment core (its store unreachable, or shutting down): when to try again. */
+export const UNAVAILABLE_RETRY = [['Retry-After', '5']] as const;
+
 export function sendError(res: HttpResponse, method: Method, err: ApiError, close = false, extra: readonly (readonly [string, string])[] = []): void {
   const headers: (readonly [string, string])[] = [['Cache-Control', 'no-store'], ...extra];
   if (err.status === 405) headers.push(['Allow', ALLOW]);

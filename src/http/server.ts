@@ -22,7 +22,22 @@ import { V1_NETWORK, type X402Version } from '../pay/payment-header.js';
 import { buildPaywallPage } from '../pay/paywall.js';
 import type { Outcome, Payments } from '../pay/payments.js';
 import { apiError, errorBody, STATUS_TEXT } from './errors.js';
-import { ALLOW, clientAddress, enterTiming, JSON_TYPE, observe, presentedPayment, refusePayment, send, sendError, SETTLEMENT_HEADER, timing, tooManyFailures, type Method } from './respond.js';
+import {
+  ALLOW,
+  clientAddress,
+  enterTiming,
+  JSON_TYPE,
+  observe,
+  presentedPayment,
+  refusePayment,
+  send,
+  sendError,
+  SETTLEMENT_HEADER,
+  timing,
+  tooManyFailures,
+  UNAVAILABLE_RETRY,
+  type Method,
+} from './respond.js';
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -101,7 +116,7 @@ function wireHandler(rt: RouteRuntime, deps: ServerDeps): Handler {
     } else if (outcome.status === 402) {
       refusePayment(res, 'get', offer!, outcome.code, outcome.message, version);
     } else {
-      sendError(res, 'get', apiError(outcome.status, outcome.code, outcome.message));
+      sendError(res, 'get', apiError(outcome.status, outcome.code, outcome.message), false, outcome.status === 503 ? UNAVAILABLE_RETRY : []);
     }
   };
 

@@ -38,8 +38,8 @@ import type { Subscription } from '../stream/subscriptions.js';
 import { apiError, errorBody, type ApiError } from './errors.js';
 import { splitQuery } from './params.js';
 import type { RequestStats } from '../metrics.js';
-import { clientAddress, enterTiming, JSON_TYPE, presentedPayment, refusePayment, send, sendError, tooManyFailures } from './respond.js';
-import { steadyNow, wallOf } from '../clock.js';
+import { clientAddress, enterTiming, JSON_TYPE, presentedPayment, refusePayment, send, sendError, tooManyFailures, UNAVAILABLE_RETRY } from './respond.js';
+import { steadyNow, steadyOf, wallOf } from '../clock.js';
 
 export const STREAM_PATH = '/stream';
 
@@ -99,7 +99,6 @@ export function streamOffers(config: Readonly<Config>, paymentsOn: boolean): Map
 }
 
 /** An empty paid body: a block's purchase returns its paid time, not data. */
-const NO_BODY = () => Buffer.alloc(0);
 
 export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: RequestStats): StreamEndpoint {
   const statsSlot = stats.slot(STREAM_PATH);
@@ -123,10 +122,20 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
     ws?.end(code, reason);
   };
 
+  /**
+   * What a stream payment buys, as its paid answer: the end of the block (wall-clock ms). The
+   * payment core keeps that answer for the payer's repeats and, in replica mode, shares it:
+   * the same authorization presented again, here or on another replica, buys the same block
+   * once, never a second one.
+   */
+  const blockEnd = (currentUntil: number) => () => Buffer.from(String(wallOf(Math.max(steadyNow(), currentUntil) + timing.blockMs)));
+
   /** Paid: the connection's paid time moves to what this authorization buys. */
   const credit = (conn: Conn, intake: Extract<Intake, { kind: 'authorizing' }>, outcome: Extract<Outcome, { kind: 'paid' }>) => {
     const now = steadyNow();
-    conn.paidUntil = hub.grant(intake.authorization.id, intake.authorization.validBefore, conn.paidUntil, now);
+    const bought = Number(outcome.body.toString());
+    const boughtUntil = Number.isFinite(bought) && bought > 0 ? steadyOf(bought) : undefined;
+    conn.paidUntil = hub.grant(intake.authorization.id, intake.authorization.validBefore, conn.paidUntil, now, boughtUntil);
     if (conn.paidUntil - now > timing.renewNoticeMs) conn.renewSent = false;
     conn.settlement = outcome.settlement;
   };
@@ -189,7 +198,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         payment: presented,
         requirements: offer.requirements,
         requestKey: `stream ${wire}`,
-        produce: NO_BODY,
+        produce: blockEnd(0),
       });
       if (intake.kind === 'throttled') return upgradeError(res, tooManyFailures(intake.retryAfterSec), [['Retry-After', String(intake.retryAfterSec)]]);
       if (intake.kind === 'malformed') return upgradeError(res, apiError(400, 'invalid_payment', intake.message));
@@ -207,7 +216,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
               credit(conn, intake, outcome);
               upgrade();
             } else if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
-            else upgradeError(res, apiError(outcome.status, outcome.code, outcome.message));
+            else upgradeError(res, apiError(outcome.status, outcome.code, outcome.message), outcome.status === 503 ? UNAVAILABLE_RETRY : []);
           });
         },
         (err) => {
@@ -282,7 +291,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       payment: header,
       requirements: conn.offer.requirements,
       requestKey: `stream ${conn.stream.wire.id}`,
-      produce: NO_BODY,
+      produce: blockEnd(conn.paidUntil),
     });
     if (intake.kind === 'throttled') return error(conn, tooManyFailures(intake.retryAfterSec));
     if (intake.kind === 'malformed') return error(conn, apiError(400, 'invalid_payment', intake.message));

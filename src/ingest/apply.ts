@@ -20,11 +20,13 @@ export interface Applied {
   newest: number | null;
   tooOld: number;
   newestOfAll: number | null;
+  /** The lines (views into the batch) of the items the wire stored: new ones and changed ones. */
+  changed: Uint8Array[];
 }
 
 /** `lines`: the items as UTF-8 JSON lines, as the worker encodes them (`encodeItems`). */
 export async function applyItems(index: WireIndex, lines: Uint8Array, now: number): Promise<Applied> {
-  const applied: Applied = { added: 0, newest: null, tooOld: 0, newestOfAll: null };
+  const applied: Applied = { added: 0, newest: null, tooOld: 0, newestOfAll: null, changed: [] };
   const oldest = now - index.maxAgeMs;
   let sliceStart = performance.now();
   const one: Item[] = [];
@@ -35,7 +37,8 @@ export async function applyItems(index: WireIndex, lines: Uint8Array, now: numbe
     }
     let end = lines.indexOf(10, start);
     if (end === -1) end = lines.length;
-    const parsed = JSON.parse(decoder.decode(lines.subarray(start, end))) as ParsedItem;
+    const line = lines.subarray(start, end);
+    const parsed = JSON.parse(decoder.decode(line)) as ParsedItem;
     start = end + 1;
     const { publishedIsFirstSeen, ...item } = parsed;
     // A date-only or undated item is stamped with the time we first saw it; later polls
@@ -52,7 +55,9 @@ export async function applyItems(index: WireIndex, lines: Uint8Array, now: numbe
       if (applied.newest === null || item.published > applied.newest) applied.newest = item.published;
     }
     one[0] = item;
+    const version = index.version;
     index.add(one, now);
+    if (index.version !== version) applied.changed.push(line);
   }
   index.evict(now);
   return applied;

@@ -127,6 +127,8 @@ export interface SchedulerOptions {
   breaking: { floorSec: number; ceilingSec: number };
   fetcher: FetcherOptions;
   websub?: WebSub | null;
+  /** Told the lines of the items each document stored (new or changed): replica mode publishes them to the other replicas. */
+  onApplied?: (wire: string, lines: Uint8Array[]) => void;
 }
 
 export class Scheduler {
@@ -181,8 +183,9 @@ export class Scheduler {
     });
   }
 
-  /** Polls every source now, then each when it is due, until stopped. */
+  /** Polls every source now, then each when it is due, until stopped (again after a stop: a replica that becomes the leader once more). */
   start(): void {
+    this.stopped = false;
     void this.runOnce().then(() => {
       this.firstRunDone = true;
       this.resolveFirstRun();
@@ -370,7 +373,8 @@ export class Scheduler {
     s.skipped += result.skipped;
     this.noteSkips(s, result);
     const index = this.opts.wires.get(s.def.wire.id);
-    const applied = index ? await applyItems(index, result.items, now) : { added: 0, newest: null, tooOld: 0, newestOfAll: null };
+    const applied = index ? await applyItems(index, result.items, now) : { added: 0, newest: null, tooOld: 0, newestOfAll: null, changed: [] };
+    if (applied.changed.length) this.opts.onApplied?.(s.def.wire.id, applied.changed);
     if (applied.newest !== null && (s.newest === null || applied.newest > s.newest.published)) s.newest = { published: applied.newest, seenAt: Date.now() };
     if (result.warnings.length) log.debug('poll warnings', { source: s.def.id, warnings: result.warnings });
     return applied;

@@ -4,8 +4,9 @@
  * adapters over `authorize`).
  *
  * An authorization buys one call. It is identified by (payer, nonce):
- * - the first time it is seen it is verified locally (about 0.15 ms), journaled and settled,
- *   synchronously or in the background depending on the mode;
+ * - the first time it is seen it is verified locally (about 0.15 ms), claimed and recorded in
+ *   the payment store (store.ts: this process's journal, or Redis shared by replicas), and
+ *   settled, synchronously or in the background depending on the mode;
  * - seen again for the same request it shares the first one's outcome (the same data,
  *   charged once, computed once), but only when the repeat proves it comes from the payer:
  *   it carries the original's `payment-identifier` id, or it arrives before the authorization
@@ -13,15 +14,16 @@
  *   after that the authorization alone proves nothing; the id never leaves the payer and us;
  * - seen for another request, or with different fields under the same nonce, it is refused
  *   as a replay.
- * Entries live until the authorization expires; later the chain's nonce check takes over.
+ * Claims live until the authorization expires; later the chain's nonce check takes over.
  */
 import { log } from '../log.js';
 import { Exposure, type BalanceReader } from './exposure.js';
 import { FailureBudget } from './failure-budget.js';
-import type { Journal, AcceptedRecord, JournalState } from './journal.js';
+import type { AcceptedRecord, PendingPayment } from './journal.js';
 import { NETWORK, type PaymentRequirements } from './offer.js';
 import type { PaymentPayload } from './payment-header.js';
 import type { SettleResult, Settler } from './settler.js';
+import { fingerprintOf, readPaymentId, type ClaimRefusal, type ClaimResult, type ClaimState, type FinalOutcome, type PaymentStore, type SharedClaim } from './store.js';
 import { verifyPayment } from './verify.js';
 import { steadyNow } from '../clock.js';
 
@@ -34,7 +36,8 @@ export type Outcome =
 export type { BalanceReader } from './exposure.js';
 
 export interface PaymentsOptions {
-  journal: Journal;
+  /** Where claims and records live: this process (local-store.ts) or Redis (redis-store.ts). */
+  store: PaymentStore;
   settler: Settler;
   mode: SettlementMode;
   /** Per payer, in atomic units: above this much unsettled value, calls settle synchronously. */
@@ -64,8 +67,6 @@ interface Entry {
   fingerprint: string;
   requestKey: string;
   payer: string;
-  /** The original's payment-identifier id: a repeat carrying it comes from the payer. */
-  paymentId: string | null;
   amount: bigint;
   validBefore: number;
   acceptedAt: number;
@@ -74,26 +75,26 @@ interface Entry {
   tx: string | null;
   /** An earlier attempt may have landed: a used nonce then means it settled. */
   uncertain: boolean;
+  /** Marked in the store as handed to a settler. */
+  handed: boolean;
   record: AcceptedRecord;
   outcome: Promise<Outcome> | null;
   body: Buffer | null;
   produce: (() => Buffer) | null;
   attempts: number;
   retryTimer: NodeJS.Timeout | null;
-  /** Resolves when the outcome record is on disk (failures only). */
+  /** Resolves when the outcome is recorded. */
   recorded: Promise<void> | null;
 }
 
-const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
 /** Expired entries are kept this much longer, for late retries to get their answer. */
 const KEEP_AFTER_EXPIRY_MS = 60_000;
 const MAX_RETRY_DELAY_MS = 30_000;
 const MAX_BACKGROUND = 8;
 
 export class Payments {
+  /** This process's working set: outcomes shared by concurrent copies, paid answers kept, retries. */
   private readonly entries = new Map<string, Entry>();
-  /** payment-identifier (scoped by payer) → entry id. */
-  private readonly idempotencyKeys = new Map<string, string>();
   private readonly exposure: Exposure;
   /** Payments by outcome (accepted, repeat, or the refusal code): for /metrics. */
   readonly outcomes = new Map<string, number>();
@@ -101,8 +102,6 @@ export class Payments {
   readonly failures: FailureBudget;
   private readonly bodies: Entry[] = [];
   private bodyBytes = 0;
-  private settledCount = 0;
-  private failedCount = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly backlog: Entry[] = [];
   private backlogHead = 0;
@@ -115,89 +114,76 @@ export class Payments {
     this.failures = opts.failures ?? new FailureBudget(0, 1);
     this.sweeper = setInterval(() => this.sweep(Date.now()), 10_000);
     this.sweeper.unref();
+    opts.store.watch((pending) => this.adopt(pending));
   }
 
   /**
-   * Takes the journal's state: pending payments are settled in the background; spent ones
-   * that are still valid are remembered, so a repeat of one is no new payment.
+   * Settles pending authorizations in the background: the journal's at start, or a stopped
+   * replica's. Whatever happened to them before, they may have been submitted, so a used
+   * nonce now means they settled.
    */
-  resume(state: JournalState): void {
-    this.settledCount += state.settled;
-    this.failedCount += state.failed;
-    for (const { record, outcome } of state.spent) {
-      const entry = this.entryFor(record);
-      entry.state = outcome.t;
-      entry.tx = outcome.t === 'settled' ? outcome.tx : null;
-      entry.failure = outcome.t === 'failed' ? outcome.reason : null;
-      this.entries.set(entry.id, entry);
-    }
-    for (const p of state.pending) {
+  private adopt(pending: PendingPayment[]): void {
+    for (const p of pending) {
+      if (this.entries.has(p.record.id)) continue;
       const entry = this.entryFor(p.record);
       entry.tx = p.tx;
-      // Whatever happened before the restart, a used nonce now means it settled.
       entry.uncertain = true;
       this.entries.set(entry.id, entry);
       this.exposure.add(entry.payer, entry.amount);
-      log.info('payment resumed from journal', { id: entry.id, payer: entry.payer, tx: p.tx });
+      log.info('pending payment taken up', { id: entry.id, payer: entry.payer, tx: p.tx });
       this.scheduleRetry(entry, 0);
     }
   }
 
-  authorize(req: AuthorizeRequest, nowMs = Date.now()): Promise<Outcome> {
+  async authorize(req: AuthorizeRequest, nowMs = Date.now()): Promise<Outcome> {
     const { payload } = req;
     const auth = payload.payload.authorization;
     const id = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
     const fingerprint = fingerprintOf(payload);
-
     const paymentId = readPaymentId(payload);
     if (paymentId === false) {
       return this.refused(400, 'invalid_payment', 'payment-identifier id must be 16–128 letters, digits, hyphens or underscores');
     }
-    const idKey = paymentId ? `${auth.from.toLowerCase()}|${paymentId}` : null;
-    const existing = this.entries.get(id);
-    if (existing && existing.fingerprint === fingerprint) {
-      if (idKey && this.idempotencyKeys.get(idKey) !== id && this.idempotencyKeys.has(idKey)) return this.refused(409, 'payment_identifier_conflict', CONFLICT);
-      if (existing.requestKey !== req.requestKey) {
-        return this.refused(402, 'replay', 'This authorization already paid for another request; sign a new one for this request.');
-      }
-      if (!fromPayer(existing, paymentId ?? null)) {
-        return this.refused(
-          402,
-          'replay',
-          'This authorization was already submitted for settlement, which makes it public. A repeat gets the paid answer again only with the payment-identifier id of the original; sign a new authorization.',
-        );
-      }
-      this.count('repeat');
-      return this.replay(existing, req.produce);
+    // An exact repeat of one this process accepted was verified then; anything else now.
+    const known = this.entries.get(id);
+    let payer: string;
+    if (known && known.fingerprint === fingerprint && known.requestKey === req.requestKey) payer = known.payer;
+    else {
+      const verdict = verifyPayment(payload, req.requirements, Math.floor(nowMs / 1000));
+      if (!verdict.ok) return this.refused(402, verdict.code, verdict.message);
+      payer = verdict.payer;
     }
-    if (existing) {
-      return this.refused(402, 'replay', 'This nonce was already presented with a different authorization; sign a new one.');
-    }
-    if (idKey && this.idempotencyKeys.has(idKey)) return this.refused(409, 'payment_identifier_conflict', CONFLICT);
-
-    const verdict = verifyPayment(payload, req.requirements, Math.floor(nowMs / 1000));
-    if (!verdict.ok) return this.refused(402, verdict.code, verdict.message);
     if (this.stopped) return this.refused(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.');
 
     const amount = BigInt(auth.value);
-    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(verdict.payer, amount) ? 'optimistic' : 'sync';
-    const record: AcceptedRecord = {
-      t: 'accepted',
-      id,
-      at: nowMs,
-      payer: verdict.payer,
-      amount: auth.value,
-      requestKey: req.requestKey,
-      mode,
-      payload,
-      requirements: req.requirements,
-    };
+    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(payer, amount) ? 'optimistic' : 'sync';
+    const record: AcceptedRecord = { t: 'accepted', id, at: nowMs, payer, amount: auth.value, requestKey: req.requestKey, mode, payload, requirements: req.requirements };
+    const validBefore = Number(auth.validBefore);
+    // Counted at once, so concurrent calls are checked against the cap with this one in.
+    this.exposure.add(payer, amount);
+    let claim: ClaimResult;
+    try {
+      claim = await this.opts.store.claim({ record, fingerprint, paymentId: paymentId ?? null, expiresAt: validBefore * 1000 + KEEP_AFTER_EXPIRY_MS });
+    } catch (err) {
+      this.exposure.add(payer, -amount);
+      log.warn('payment not recorded', { id, error: String((err as Error)?.message ?? err) });
+      this.withdraw(id, validBefore);
+      return this.refused(503, 'payments_unavailable', UNRECORDED);
+    }
+    if (claim.kind !== 'new') this.exposure.add(payer, -amount);
+    if (claim.kind === 'refused') {
+      const [status, code, message] = CLAIM_REFUSALS[claim.reason];
+      return this.refused(status, code, message);
+    }
+    if (claim.kind === 'repeat') {
+      this.count('repeat');
+      const entry = this.entries.get(id);
+      return entry?.outcome ? this.replay(entry, req.produce) : this.repeatOfShared(id, claim.claim, req.produce);
+    }
     const entry = this.entryFor(record);
     entry.produce = req.produce;
-    // Registered before the first await: a concurrent copy finds it and shares its outcome.
     this.entries.set(id, entry);
-    if (idKey) this.idempotencyKeys.set(idKey, id);
-    entry.outcome = this.accept(entry, mode);
+    entry.outcome = this.accept(entry, mode, claim.synced);
     return entry.outcome;
   }
 
@@ -206,9 +192,9 @@ export class Payments {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
   }
 
-  private refused(status: 400 | 402 | 409 | 503, code: string, message: string): Promise<Outcome> {
+  private refused(status: 400 | 402 | 409 | 503, code: string, message: string): Outcome {
     this.count(code);
-    return Promise.resolve(refuse(status, code, message));
+    return refuse(status, code, message);
   }
 
   private entryFor(record: AcceptedRecord): Entry {
@@ -218,7 +204,6 @@ export class Payments {
       fingerprint: fingerprintOf(record.payload),
       requestKey: record.requestKey,
       payer: record.payer,
-      paymentId: readPaymentId(record.payload) || null,
       amount: BigInt(record.amount),
       validBefore: Number(auth.validBefore),
       acceptedAt: record.at,
@@ -226,6 +211,7 @@ export class Payments {
       failure: null,
       tx: null,
       uncertain: false,
+      handed: false,
       record,
       outcome: null,
       body: null,
@@ -236,36 +222,27 @@ export class Payments {
     };
   }
 
-  private async accept(entry: Entry, mode: SettlementMode): Promise<Outcome> {
-    let durable: Promise<void>;
-    try {
-      this.opts.journal.write(entry.record);
-      durable = this.opts.journal.sync();
-      this.count('accepted');
-    } catch {
-      return this.unrecorded(entry);
-    }
-    // Counted at once, so concurrent calls are checked against the cap with this one in.
-    this.exposure.add(entry.payer, entry.amount);
+  private async accept(entry: Entry, mode: SettlementMode, synced: Promise<void>): Promise<Outcome> {
+    this.count('accepted');
     if (mode === 'optimistic' && this.opts.optimisticRelease !== 'synced') {
       // Released as soon as the record is written, which survives a crash of the service;
-      // the disk sync follows (group commit, a fraction of a millisecond) and settlement
-      // waits for it. A crash of the whole machine in between can lose the record: the
-      // operator is then not paid for that call (the risk this mode takes anyway, bounded by
-      // the per-payer cap); no payer is charged for data they did not get.
-      durable
+      // the sync follows (group commit, a fraction of a millisecond) and settlement waits
+      // for it. A crash of the whole machine in between can lose the record: the operator is
+      // then not paid for that call (the risk this mode takes anyway, bounded by the
+      // per-payer cap); no payer is charged for data they did not get.
+      synced
         // The data is out: settling is still right, even unrecorded.
         .catch((err) => log.error('journal: accepted payment not synced; settling anyway', { id: entry.id, error: String(err) }))
         .then(() => this.scheduleRetry(entry, 0));
       return this.release(entry);
     }
     try {
-      await durable;
+      await synced;
     } catch {
-      // The record may still reach the disk later: mark it so a restart does not settle it.
-      this.opts.journal.note({ t: 'failed', id: entry.id, at: Date.now(), reason: 'unrecorded' });
       this.exposure.add(entry.payer, -entry.amount);
-      return this.unrecorded(entry);
+      this.entries.delete(entry.id);
+      this.withdraw(entry.id, entry.validBefore);
+      return refuse(503, 'payments_unavailable', UNRECORDED);
     }
     if (mode === 'optimistic') {
       this.scheduleRetry(entry, 0);
@@ -283,12 +260,22 @@ export class Payments {
     return this.release(entry);
   }
 
-  /** Not recorded, so not accepted: forgotten, and the client may try again later. */
-  private unrecorded(entry: Entry): Outcome {
-    this.entries.delete(entry.id);
-    // Its payment-identifier is free again: the payer's retry of this same payment is a new attempt.
-    if (entry.paymentId) this.idempotencyKeys.delete(`${entry.id.split(':')[0]}|${entry.paymentId}`);
-    return refuse(503, 'payments_unavailable', 'The payment could not be recorded; nothing was charged. Try again shortly.');
+  /**
+   * Not recorded, so not accepted: the claim is withdrawn (its payment-identifier id free
+   * again, so the payer's retry is a new attempt). When the store could not answer, this
+   * asks again until it does or the authorization expires: a claim it made unseen must not
+   * be settled by another replica.
+   */
+  private withdraw(id: string, validBefore: number, delayMs = 0): void {
+    const retry = () =>
+      this.opts.store.withdraw(id).then(
+        (ok) => ok || log.warn('claim not withdrawn: already handed to a settler', { id }),
+        () => {
+          if (!this.stopped && Date.now() < validBefore * 1000) this.withdraw(id, validBefore, Math.min(5000, delayMs * 2 || 250));
+        },
+      );
+    if (delayMs === 0) retry();
+    else setTimeout(retry, delayMs).unref();
   }
 
   /** The data and the settlement as it stands (a transaction hash, or pending). */
@@ -297,44 +284,76 @@ export class Payments {
     if (!body) {
       body = entry.produce!();
       this.keepBody(entry, body);
+      this.opts.store.shareBody(entry.id, body, entry.validBefore * 1000 + KEEP_AFTER_EXPIRY_MS);
     }
-    return { kind: 'paid', body, settlement: this.settlementResponse(entry) };
-  }
-
-  /** x402 SettlementResponse; a settlement still under way says so in `extra`. */
-  private settlementResponse(entry: Entry): object {
-    const common = { transaction: entry.tx ?? '', network: NETWORK, payer: entry.payer };
-    if (entry.state === 'settled') return { success: true, ...common };
-    if (entry.state === 'failed') return { success: false, errorReason: entry.failure ?? 'invalid_transaction_state', ...common };
-    return { success: true, ...common, extra: { settlement: 'pending', mode: entry.record.mode } };
+    return { kind: 'paid', body, settlement: settlementResponse(entry.state, entry.tx, entry.payer, entry.failure, entry.record.mode) };
   }
 
   /** A repeat of an accepted authorization for the same request: the first one's outcome, computed once. */
   private async replay(entry: Entry, produce: () => Buffer): Promise<Outcome> {
-    // An entry resumed from the journal has no outcome here: its data was released before
-    // the restart, unless it failed (then nothing was charged, and nothing is released).
-    if (!entry.outcome && entry.state === 'failed') {
-      return refuse(402, entry.failure ?? 'invalid_transaction_state', 'This authorization did not settle and nothing was charged; sign a new one.');
-    }
-    if (entry.outcome) {
-      const first = await entry.outcome;
-      if (first.kind !== 'paid') return first;
-    }
+    const first = await entry.outcome!;
+    if (first.kind !== 'paid') return first;
     entry.produce = produce;
     return this.release(entry);
+  }
+
+  /**
+   * A repeat of an authorization this process did not accept (another replica did, or this
+   * process before a restart): it gets the outcome the store holds. A synchronous one still
+   * settling is waited for; the answer is the one the accepting replica shared, or, when
+   * none was (too large, or from before a restart), computed here.
+   */
+  private async repeatOfShared(id: string, claim: SharedClaim, produce: () => Buffer): Promise<Outcome> {
+    const payer = id.split(':')[0]!;
+    const until = steadyNow() + this.opts.settleTimeoutMs + 1000;
+    let current: (SharedClaim & { body: Buffer | null }) | null = { ...claim, body: null };
+    for (let wait = 10; ; wait = Math.min(200, wait * 2)) {
+      if (current.state === 'failed') {
+        return refuse(402, current.failure ?? 'invalid_transaction_state', 'This authorization did not settle and nothing was charged; sign a new one.');
+      }
+      const decided = current.state === 'settled' || current.mode === 'optimistic';
+      if ((decided && current.body) || steadyNow() > until) break;
+      await new Promise((r) => setTimeout(r, wait));
+      try {
+        current = (await this.opts.store.lookup(id)) ?? current;
+      } catch {
+        return this.refused(503, 'payments_unavailable', 'The payment state could not be read; nothing more was charged. Retry shortly.');
+      }
+      // The accepting replica had no answer to share in time: compute it here.
+      if (decided && !current.body && wait >= 80) break;
+    }
+    return { kind: 'paid', body: current.body ?? produce(), settlement: settlementResponse(current.state, current.tx, payer, current.failure, current.mode) };
   }
 
   /** One settlement attempt; records the outcome. */
   private async attempt(entry: Entry): Promise<SettleResult> {
     entry.attempts++;
-    const signal = AbortSignal.timeout(this.opts.settleTimeoutMs);
     let result: SettleResult;
+    // Handing it over makes the authorization public: marked first, for every replica to see.
+    if (!entry.handed) {
+      let handed: boolean;
+      try {
+        handed = await this.opts.store.handOver(entry.id);
+      } catch (err) {
+        this.scheduleRetry(entry);
+        return { kind: 'unknown', message: `payment store: ${String((err as Error)?.message ?? err)}` };
+      }
+      if (!handed) {
+        // Withdrawn meanwhile (it was never confirmed to the payer): nothing to settle.
+        entry.state = 'failed';
+        entry.failure = 'unrecorded';
+        this.exposure.add(entry.payer, -entry.amount);
+        return { kind: 'failed', reason: 'unrecorded', message: 'the payment was not recorded' };
+      }
+      entry.handed = true;
+    }
     try {
+      const signal = AbortSignal.timeout(this.opts.settleTimeoutMs);
       const payment = { payload: entry.record.payload, requirements: entry.record.requirements };
       result = await this.opts.settler.settle(payment, { signal, uncertain: entry.uncertain }, (tx) => {
         entry.tx = tx;
         entry.uncertain = true;
-        this.opts.journal.note({ t: 'submitted', id: entry.id, at: Date.now(), tx });
+        this.opts.store.submitted(entry.id, tx);
       });
     } catch (err) {
       result = { kind: 'unknown', message: String((err as Error)?.message ?? err) };
@@ -409,19 +428,13 @@ export class Payments {
     entry.tx = tx;
     entry.failure = reason ?? null;
     this.exposure.add(entry.payer, -entry.amount);
-    const at = Date.now();
-    if (state === 'settled') {
-      this.settledCount++;
-      this.opts.journal.note({ t: 'settled', id: entry.id, at, tx });
-    } else {
-      this.failedCount++;
-      log.warn('settlement failed', { id: entry.id, payer: entry.payer, reason, message, mode: entry.record.mode });
-      // Durable before the payer is told "nothing was charged": a failure lost in a crash
-      // would be retried after the restart and could then charge them.
-      entry.recorded = this.opts.journal.append({ t: 'failed', id: entry.id, at, reason: reason ?? 'unknown' }).catch((err) => {
-        log.error('journal: failure record not written', { id: entry.id, error: String(err) });
-      });
-    }
+    if (state === 'failed') log.warn('settlement failed', { id: entry.id, payer: entry.payer, reason, message, mode: entry.record.mode });
+    const outcome: FinalOutcome = state === 'settled' ? { t: 'settled', tx } : { t: 'failed', reason: reason ?? 'unknown' };
+    // A failure is recorded before the payer is told "nothing was charged" (accept awaits
+    // it): lost in a crash, it would be retried after the restart and could then charge them.
+    entry.recorded = this.opts.store.finish(entry.id, outcome).catch((err) => {
+      log.error('payment store: outcome not recorded', { id: entry.id, state, error: String(err) });
+    });
   }
 
   private keepBody(entry: Entry, body: Buffer): void {
@@ -452,23 +465,14 @@ export class Payments {
       this.bodies.length = 0;
       this.bodies.push(...kept);
     }
-    for (const [key, id] of this.idempotencyKeys) if (!this.entries.has(id)) this.idempotencyKeys.delete(key);
     this.exposure.sweep(steadyNow());
     this.failures.sweep(steadyNow());
-    if (this.opts.journal.rotationDue) this.opts.journal.rotate(this.journalState(nowMs));
+    this.opts.store.sweep(nowMs);
   }
 
-  /** What the journal must keep: the pending authorizations, the spent ones still valid, the totals. */
-  journalState(nowMs = Date.now()): JournalState {
-    const state: JournalState = { pending: [], spent: [], settled: this.settledCount, failed: this.failedCount };
-    for (const e of this.entries.values()) {
-      if (e.state === 'pending') state.pending.push({ record: e.record, tx: e.tx });
-      else if (e.validBefore * 1000 > nowMs) {
-        const outcome = e.state === 'settled' ? { t: 'settled' as const, id: e.id, at: nowMs, tx: e.tx } : { t: 'failed' as const, id: e.id, at: nowMs, reason: e.failure ?? 'unknown' };
-        state.spent.push({ record: e.record, outcome });
-      }
-    }
-    return state;
+  /** Can paid calls be recorded right now? (Replicas: is Redis reachable.) */
+  get storeAvailable(): boolean {
+    return this.opts.store.available;
   }
 
   health(nowMs = Date.now()) {
@@ -479,12 +483,14 @@ export class Payments {
       pending++;
       oldest = Math.min(oldest, e.acceptedAt);
     }
+    const { settled, failed } = this.opts.store.totals;
     return {
       mode: this.opts.mode,
       settler: this.opts.settler.kind,
+      store: this.opts.store.kind,
       pending,
-      settled: this.settledCount,
-      failed: this.failedCount,
+      settled,
+      failed,
       oldest_pending_sec: pending ? Math.round((nowMs - oldest) / 1000) : null,
     };
   }
@@ -501,9 +507,11 @@ export class Payments {
   /** The payment core's tables and their sizes, for /metrics (docs/deployment.md states each bound). */
   tables(): [string, number][] {
     const { payers, balances } = this.exposure.sizes;
+    const { claims, ids } = this.opts.store.sizes();
     return [
       ['payment_entries', this.entries.size],
-      ['payment_ids', this.idempotencyKeys.size],
+      ['payment_claims', claims],
+      ['payment_ids', ids],
       ['retry_bodies', this.bodies.length],
       ['retry_body_bytes', this.bodyBytes],
       ['exposure_payers', payers],
@@ -514,47 +522,42 @@ export class Payments {
 
   /** health(), plus what /metrics reads: the optimistic exposure, the journal's size, outcomes. */
   metrics(nowMs = Date.now()) {
-    return { ...this.health(nowMs), exposure: this.exposure.total(), journalBytes: this.opts.journal.size(), outcomes: this.outcomes };
+    return { ...this.health(nowMs), exposure: this.exposure.total(), journalBytes: this.opts.store.sizes().journalBytes, storeAvailable: this.storeAvailable, outcomes: this.outcomes };
   }
 
-  /** Stops retrying; pending payments stay in the journal and resume at the next start. */
+  /** Stops retrying; pending payments stay recorded and resume at the next start (or on another replica). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
     for (const e of this.entries.values()) if (e.retryTimer) clearTimeout(e.retryTimer);
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, 2000))]);
     await this.opts.settler.close();
-    await this.opts.journal.close();
+    await this.opts.store.close();
   }
 }
 
-/**
- * A repeat of an accepted authorization comes from its payer when it carries the original's
- * payment-identifier id, or while the authorization has not been handed to a settler (until
- * then only the payer and this server have seen it). Entries resumed from the journal may
- * have been submitted before the restart: `uncertain` covers them.
- */
-function fromPayer(entry: Entry, paymentId: string | null): boolean {
-  if (entry.paymentId !== null && entry.paymentId === paymentId) return true;
-  return entry.attempts === 0 && !entry.uncertain && entry.state === 'pending';
-}
-
-/** Everything an authorization binds besides (payer, nonce): a repeat must match it exactly. */
-function fingerprintOf(payload: PaymentPayload): string {
-  const a = payload.payload.authorization;
-  return [a.to, a.value, a.validAfter, a.validBefore, payload.payload.signature].join('|').toLowerCase();
+/** x402 SettlementResponse; a settlement still under way says so in `extra`. */
+function settlementResponse(state: ClaimState, tx: string | null, payer: string, failure: string | null, mode: SettlementMode): object {
+  const common = { transaction: tx ?? '', network: NETWORK, payer };
+  if (state === 'settled') return { success: true, ...common };
+  if (state === 'failed') return { success: false, errorReason: failure ?? 'invalid_transaction_state', ...common };
+  return { success: true, ...common, extra: { settlement: 'pending', mode } };
 }
 
 function refuse(status: 400 | 402 | 409 | 503, code: string, message: string): Outcome {
   return { kind: 'refused', status, code, message };
 }
 
-const CONFLICT = 'This payment-identifier id was already used with a different payment.';
+const UNRECORDED = 'The payment could not be recorded; nothing was charged. Try again shortly.';
 
-/** The payment-identifier extension's id: undefined when absent, false when malformed. */
-function readPaymentId(payload: PaymentPayload): string | undefined | false {
-  const ext = payload.extensions?.['payment-identifier'] as { info?: { id?: unknown } } | undefined;
-  const id = ext?.info?.id;
-  if (id === undefined) return undefined;
-  return typeof id === 'string' && PAYMENT_ID.test(id) ? id : false;
-}
+/** The store's refusals, as the payer sees them. */
+const CLAIM_REFUSALS: Record<ClaimRefusal, [402 | 409, string, string]> = {
+  nonce_reused: [402, 'replay', 'This nonce was already presented with a different authorization; sign a new one.'],
+  other_request: [402, 'replay', 'This authorization already paid for another request; sign a new one for this request.'],
+  published: [
+    402,
+    'replay',
+    'This authorization was already submitted for settlement, which makes it public. A repeat gets the paid answer again only with the payment-identifier id of the original; sign a new authorization.',
+  ],
+  id_conflict: [409, 'payment_identifier_conflict', 'This payment-identifier id was already used with a different payment.'],
+};

@@ -1,14 +1,15 @@
 /**
- * Builds the payment core from the configuration: the journal in DATA_DIR, the settler (the
- * operator's wallet when SETTLER_PRIVATE_KEY is set, the facilitator otherwise), the chain
- * reader when BASE_RPC_URL is set, and the journal's pending payments resumed.
+ * Builds the payment core from the configuration: the store (the journal in DATA_DIR, or
+ * Redis in replica mode, loaded only then), the settler (the operator's wallet when
+ * SETTLER_PRIVATE_KEY is set, the facilitator otherwise), and the chain reader when
+ * BASE_RPC_URL is set. Pending payments the store holds are settled in the background.
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { log } from '../log.js';
 import type { ChainReader } from './chain.js';
-import { Journal } from './journal.js';
 import { FailureBudget } from './failure-budget.js';
+import { LocalStore } from './local-store.js';
 import { Payments } from './payments.js';
 import type { Settler } from './settler.js';
 import { FacilitatorSettler } from './settlers/facilitator.js';
@@ -39,9 +40,12 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
   const settlerProblem = await settler.check();
   if (settlerProblem) log.error(`settlement check failed: ${settlerProblem}. Paid calls are still verified; settlements retry until it recovers.`);
 
-  const { journal, state } = await Journal.open(join(config.dataDir, 'journal'), config.journal);
+  const r = config.redis;
+  const store = r
+    ? await (await import('./redis-store.js')).RedisStore.open({ url: r.url, prefix: r.prefix, consumer: r.replicaId, claimIdleMs: r.takeoverMs, journalDays: r.journalDays })
+    : await LocalStore.open(join(config.dataDir, 'journal'), config.journal);
   const payments = new Payments({
-    journal,
+    store,
     settler,
     mode: s.mode,
     optimisticMaxUnsettled: s.optimisticMaxUnsettled,
@@ -50,7 +54,5 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
     failures: new FailureBudget(config.failedPayments.burst, config.failedPayments.perMinute),
     ...(chain ? { balance: (payer: string) => chain.balanceOf(payer) } : {}),
   });
-  payments.resume(state);
-  if (state.pending.length) log.info('journal: resuming pending settlements', { pending: state.pending.length });
   return { payments, settlerProblem };
 }

@@ -58,12 +58,13 @@ export class StreamHub {
    * is applied to a connection paid until `currentUntil`: a new block starts where the paid
    * time ends (or now), and an authorization already applied gives its own end again.
    */
-  grant(authId: string, validBeforeSec: number, currentUntil: number, now: number): number {
+  grant(authId: string, validBeforeSec: number, currentUntil: number, now: number, bought?: number): number {
     const known = this.grants.get(authId);
     if (known) return Math.max(currentUntil, known.until);
-    const until = Math.max(now, currentUntil) + this.blockMs;
+    // `bought`: the block's end as the payment's answer recorded it (the same on every replica).
+    const until = bought ?? Math.max(now, currentUntil) + this.blockMs;
     this.grants.set(authId, { until, validUntil: validBeforeSec * 1000 + GRANT_KEPT_AFTER_VALIDITY_MS });
-    return until;
+    return Math.max(currentUntil, until);
   }
 
   /**

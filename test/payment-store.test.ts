@@ -1,0 +1,218 @@
+/**
+ * One contract, two payment stores: the local one (memory and the journal file) and the Redis
+ * one (a real redis-server started here). Each case runs against both, as the payment core
+ * relies on it: a claim is made once, a repeat is judged the same way, a withdrawn claim
+ * frees its payment, outcomes are recorded, and pending authorizations come back after a
+ * restart.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startRedis, type LocalRedis } from '../src/devnet/redis.js';
+import type { AcceptedRecord, PendingPayment } from '../src/pay/journal.js';
+import { LocalStore } from '../src/pay/local-store.js';
+import type { PaymentPayload } from '../src/pay/payment-header.js';
+import { RedisStore } from '../src/pay/redis-store.js';
+import { fingerprintOf, type NewClaim, type PaymentStore } from '../src/pay/store.js';
+import { generatePrivateKey } from 'viem/accounts';
+import { offerFor, signPayment } from './helpers/payments.js';
+import { until } from './helpers/until.js';
+
+let redis: LocalRedis;
+before(async () => {
+  redis = await startRedis();
+});
+after(async () => {
+  await redis?.stop();
+});
+
+/** A store, and how to open it again as the same process after a restart. */
+interface Kind {
+  name: string;
+  open(): Promise<{ store: PaymentStore; reopen(): Promise<PaymentStore> }>;
+}
+
+let prefixes = 0;
+const KINDS: Kind[] = [
+  {
+    name: 'local',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'wires-store-'));
+      return { store: await LocalStore.open(dir), reopen: () => LocalStore.open(dir) };
+    },
+  },
+  {
+    name: 'redis',
+    async open() {
+      const opts = { url: redis.url, prefix: `wires:t${++prefixes}:`, consumer: 'replica-a', claimIdleMs: 600 };
+      const store = await RedisStore.open(opts);
+      await until('Redis', () => store.available);
+      return {
+        store,
+        reopen: async () => {
+          const again = await RedisStore.open(opts);
+          await until('Redis', () => again.available);
+          return again;
+        },
+      };
+    },
+  },
+];
+
+async function newClaim(opts: { paymentId?: string; privateKey?: `0x${string}` } = {}): Promise<NewClaim> {
+  const { payload } = await signPayment({ amount: '5000', ...(opts.privateKey ? { privateKey: opts.privateKey } : {}) });
+  if (opts.paymentId) payload.extensions = { 'payment-identifier': { info: { required: false, id: opts.paymentId } } };
+  const a = payload.payload.authorization;
+  const record: AcceptedRecord = {
+    t: 'accepted',
+    id: `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`,
+    at: Date.now(),
+    payer: a.from,
+    amount: a.value,
+    requestKey: '/cve/latest []',
+    mode: 'optimistic',
+    payload: payload as PaymentPayload,
+    requirements: offerFor('5000'),
+  };
+  return { record, fingerprint: fingerprintOf(payload as PaymentPayload), paymentId: opts.paymentId ?? null, expiresAt: Number(a.validBefore) * 1000 + 60_000 };
+}
+
+const id = (n: number) => `contract_${n}_${'x'.repeat(16)}`;
+
+for (const kind of KINDS) {
+  describe(`payment store contract: ${kind.name}`, () => {
+    test('a claim is made once: the same authorization again is a repeat that shares its state', async () => {
+      const { store } = await kind.open();
+      const c = await newClaim();
+      const first = await store.claim(c);
+      assert.equal(first.kind, 'new');
+      await (first as { synced: Promise<void> }).synced;
+      const again = await store.claim(c);
+      assert.deepEqual(again, { kind: 'repeat', claim: { state: 'pending', mode: 'optimistic', tx: null, failure: null } });
+      await store.close();
+    });
+
+    test('concurrent copies: exactly one is new', async () => {
+      const { store } = await kind.open();
+      const c = await newClaim();
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.claim(c)));
+      assert.equal(results.filter((r) => r.kind === 'new').length, 1);
+      assert.equal(results.filter((r) => r.kind === 'repeat').length, 19);
+      await store.close();
+    });
+
+    test('refusals: another fingerprint under the nonce, another request, a published authorization without its id, a taken payment id', async () => {
+      const { store } = await kind.open();
+      const privateKey = generatePrivateKey();
+      const c = await newClaim({ paymentId: id(1), privateKey });
+      assert.equal((await store.claim(c)).kind, 'new');
+      // Another signature over the same (payer, nonce).
+      const forged = { ...c, fingerprint: `${c.fingerprint}00` };
+      assert.deepEqual(await store.claim(forged), { kind: 'refused', reason: 'nonce_reused' });
+      assert.deepEqual(await store.claim({ ...c, record: { ...c.record, requestKey: '/cve/latest [2]' } }), { kind: 'refused', reason: 'other_request' });
+      assert.equal(await store.handOver(c.record.id), true);
+      // Handed over, the authorization is public: only the payer's id proves a repeat.
+      assert.deepEqual(await store.claim({ ...c, paymentId: null }), { kind: 'refused', reason: 'published' });
+      assert.equal((await store.claim(c)).kind, 'repeat');
+      // The same payment id on a different authorization.
+      assert.deepEqual(await store.claim(await newClaim({ paymentId: id(1), privateKey })), { kind: 'refused', reason: 'id_conflict' });
+      // Another payer may use the same id: ids are scoped by payer.
+      assert.equal((await store.claim(await newClaim({ paymentId: id(1) }))).kind, 'new');
+      await store.close();
+    });
+
+    test('a withdrawn claim frees the payment: the retry is new; a claim handed over cannot be withdrawn', async () => {
+      const { store } = await kind.open();
+      const c = await newClaim({ paymentId: id(2) });
+      assert.equal((await store.claim(c)).kind, 'new');
+      assert.equal(await store.withdraw(c.record.id), true);
+      assert.equal((await store.claim(c)).kind, 'new', 'the retry after a 503 is a new attempt');
+      assert.equal(await store.handOver(c.record.id), true);
+      assert.equal(await store.withdraw(c.record.id), false);
+      await store.close();
+    });
+
+    test('outcomes: settled and failed are what every lookup and repeat sees, and count in the totals', async () => {
+      const { store } = await kind.open();
+      const [s, f] = [await newClaim({ paymentId: id(3) }), await newClaim({ paymentId: id(4) })];
+      for (const c of [s, f]) assert.equal((await store.claim(c)).kind, 'new');
+      assert.equal(await store.lookup('0xunknown:0x00'), null);
+      const tx = `0x${'ab'.repeat(32)}`;
+      await store.handOver(s.record.id);
+      store.submitted(s.record.id, tx);
+      await store.finish(s.record.id, { t: 'settled', tx });
+      await store.handOver(f.record.id);
+      await store.finish(f.record.id, { t: 'failed', reason: 'insufficient_funds' });
+      assert.deepEqual(await store.lookup(s.record.id), { state: 'settled', mode: 'optimistic', tx, failure: null, body: null });
+      assert.deepEqual(await store.claim(s), { kind: 'repeat', claim: { state: 'settled', mode: 'optimistic', tx, failure: null } });
+      assert.deepEqual(await store.claim(f), { kind: 'repeat', claim: { state: 'failed', mode: 'optimistic', tx: null, failure: 'insufficient_funds' } });
+      assert.equal(store.totals.settled - store.totals.failed, 0);
+      assert.ok(store.totals.settled >= 1);
+      await store.close();
+    });
+
+    test('a restart hands back what is pending, and remembers what is spent', async () => {
+      const { store, reopen } = await kind.open();
+      const [pending, settled] = [await newClaim(), await newClaim({ paymentId: id(5) })];
+      for (const c of [pending, settled]) assert.equal((await store.claim(c)).kind, 'new');
+      // Both were handed to a settler before the stop; one settled.
+      await store.handOver(pending.record.id);
+      await store.handOver(settled.record.id);
+      await store.finish(settled.record.id, { t: 'settled', tx: null });
+      await store.close();
+
+      const again = await reopen();
+      const adopted: PendingPayment[] = [];
+      again.watch((p) => adopted.push(...p));
+      await until('the pending payment', () => adopted.length > 0);
+      assert.deepEqual(
+        adopted.map((p) => p.record.id),
+        [pending.record.id],
+      );
+      assert.deepEqual(adopted[0]!.record, pending.record);
+      // Handed over before the restart: public, so a repeat needs the id.
+      assert.deepEqual(await again.claim(pending), { kind: 'refused', reason: 'published' });
+      assert.deepEqual(await again.claim({ ...settled, paymentId: null }), { kind: 'refused', reason: 'published' });
+      await again.close();
+    });
+  });
+}
+
+describe('payment store: Redis only', () => {
+  test('a replica that stops heartbeating has its pending settlements taken over by another', async () => {
+    const opts = { url: redis.url, prefix: 'wires:takeover:', claimIdleMs: 600 };
+    const a = await RedisStore.open({ ...opts, consumer: 'a' });
+    const b = await RedisStore.open({ ...opts, consumer: 'b' });
+    await until('Redis', () => a.available && b.available);
+    const taken: PendingPayment[] = [];
+    b.watch((p) => taken.push(...p));
+    a.watch(() => {});
+    const c = await newClaim();
+    assert.equal((await a.claim(c)).kind, 'new');
+    // While a heartbeats, b takes nothing.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(taken.length, 0);
+    await a.close();
+    await until('the takeover', () => taken.length === 1, 5000);
+    assert.equal(taken[0]!.record.id, c.record.id);
+    await b.close();
+  });
+
+  test('unreachable: every call rejects at once, and it recovers by itself', async () => {
+    const local = await startRedis();
+    const store = await RedisStore.open({ url: local.url, prefix: 'wires:down:', consumer: 'a' });
+    await until('Redis', () => store.available);
+    await local.kill('SIGKILL');
+    await until('the disconnection', () => !store.available);
+    const started = Date.now();
+    await assert.rejects(store.claim(await newClaim()));
+    assert.ok(Date.now() - started < 1000, 'refused at once, not queued');
+    await local.start();
+    await until('the reconnection', () => store.available, 10_000);
+    assert.equal((await store.claim(await newClaim())).kind, 'new');
+    await store.close();
+    await local.stop();
+  });
+});
