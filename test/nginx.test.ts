@@ -7,13 +7,8 @@
  * Skipped only when nginx is not installed and CI is unset; in CI a missing nginx fails.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -27,86 +22,10 @@ import { startPublisher, type Publisher } from './helpers/publisher.js';
 import { startWebSubHub, type WebSubHub } from './helpers/websub-hub.js';
 import { SOURCES } from '../src/catalog/index.js';
 import { openStream, refusedUpgrade } from './helpers/ws.js';
+import { NGINX, startNginx, type Nginx } from './helpers/nginx.js';
 
-const DEPLOY = fileURLToPath(new URL('../../deploy/nginx/', import.meta.url));
-const NGINX = [process.env.NGINX_BIN, '/usr/sbin/nginx', '/usr/bin/nginx'].find((p): p is string => !!p && existsSync(p));
 /** Every answer through the proxy must arrive within this. */
 const ANSWER_MS = 5000;
-
-interface Nginx {
-  dir: string;
-  stop(): Promise<void>;
-}
-
-/** A real nginx on `port` with the shipped files, in front of the service on `upstreamPort`. */
-async function startNginx(port: number, upstreamPort: number): Promise<Nginx> {
-  const base = `http://127.0.0.1:${port}`;
-  const dir = mkdtempSync(join(tmpdir(), 'wires-nginx-'));
-  // nginx run as root serves from unprivileged workers, which need to reach the temp paths.
-  chmodSync(dir, 0o755);
-  const q = (p: string) => JSON.stringify(p);
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `worker_processes 1;
-pid ${q(join(dir, 'nginx.pid'))};
-error_log ${q(join(dir, 'error.log'))} info;
-events { worker_connections 256; }
-http {
-    access_log ${q(join(dir, 'access.log'))};
-    client_body_temp_path ${q(join(dir, 'client_body'))};
-    proxy_temp_path ${q(join(dir, 'proxy'))};
-    fastcgi_temp_path ${q(join(dir, 'fastcgi'))};
-    uwsgi_temp_path ${q(join(dir, 'uwsgi'))};
-    scgi_temp_path ${q(join(dir, 'scgi'))};
-    include ${q(join(DEPLOY, 'wires-maps.conf'))};
-    upstream wires { server 127.0.0.1:${upstreamPort}; keepalive 32; keepalive_timeout 4s; }
-    server {
-        listen 127.0.0.1:${port};
-        include ${q(join(DEPLOY, 'wires-proxy.conf'))};
-    }
-}
-`,
-  );
-  let stderr = '';
-  const nginx: ChildProcess = spawn(NGINX!, ['-p', dir + '/', '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  nginx.stderr!.on('data', (c) => (stderr += c));
-  const exited = new Promise((resolve) => nginx.once('exit', resolve));
-  const stop = async () => {
-    if (nginx.exitCode === null && nginx.signalCode === null) {
-      nginx.kill('SIGTERM');
-      const stopped = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 3000))]);
-      if (stopped === 'timeout') nginx.kill('SIGKILL');
-    }
-    // Workers of a killed master exit on their own; make sure none outlives the test.
-    if (existsSync(join(dir, 'nginx.pid'))) {
-      try {
-        process.kill(Number(readFileSync(join(dir, 'nginx.pid'), 'utf8')), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  // Ready when the port answers; fail fast when nginx exits (a config error).
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (nginx.exitCode !== null || nginx.signalCode !== null) {
-      const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
-      await stop();
-      assert.fail(`nginx exited (${nginx.exitCode ?? nginx.signalCode}): ${stderr}\n${log}`);
-    }
-    const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) return { dir, stop };
-    if (Date.now() > deadline) {
-      await stop();
-      assert.fail(`nginx did not come up on ${base}: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // A raw HTTP/1.x client: the requests below are ones no ordinary client would send.
@@ -275,7 +194,7 @@ describe('nginx in front of the service (deploy/nginx)', {
     chain = new ChainReader(devnet.rpcUrl, 10_000);
     svc = await startTestService({ PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, PUBLIC_URL: base });
 
-    proxy = await startNginx(port, svc.port);
+    proxy = await startNginx(port, `server 127.0.0.1:${svc.port};`);
   });
 
   after(async () => {
@@ -509,7 +428,10 @@ describe('WebSub through nginx: a hub verifies and delivers to the callback behi
     overrides.techcrunch = feed.url;
     // The hub reaches the callback at PUBLIC_URL, which is nginx: it starts with the service,
     // so it listens before the service's first poll subscribes.
-    [proxy, run] = await Promise.all([startNginx(port, servicePort), startPollingService(overrides, { PORT: String(servicePort), PUBLIC_URL: base, USER_AGENT: 'Wires Test ops@example.com' })]);
+    [proxy, run] = await Promise.all([
+      startNginx(port, `server 127.0.0.1:${servicePort};`),
+      startPollingService(overrides, { PORT: String(servicePort), PUBLIC_URL: base, USER_AGENT: 'Wires Test ops@example.com' }),
+    ]);
   });
 
   after(async () => {

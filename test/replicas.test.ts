@@ -4,7 +4,7 @@
  * checked on the chain.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +13,8 @@ import WebSocket from 'ws';
 import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { startRedis, type LocalRedis } from '../src/devnet/redis.js';
+import { freePort } from './helpers/loopback.js';
+import { DEPLOY, NGINX, startNginx } from './helpers/nginx.js';
 import { encodePayment, signPayment } from './helpers/payments.js';
 import { spawnService, type ServiceProcess } from './helpers/spawn-service.js';
 import { until } from './helpers/until.js';
@@ -211,4 +213,34 @@ test('Redis killed: paid calls answer 503 with Retry-After, previews serve; rest
   assert.equal((await paid(replicas[1]!, encodePayment(payload))).status, 200);
   await until('every settlement', async () => (await chain.balanceOf(devnet.payTo)) - payTo0! === 20_000n, 30_000);
   assert.equal((await chain.balanceOf(payer.address)) - payer0!, -20_000n);
+});
+
+test('through nginx with the shipped replicas upstream: requests spread over the replicas, a killed one costs none, and a paid call is charged once', {
+  skip: !NGINX && !process.env.CI ? 'nginx is not installed (scripts/install-system-deps.sh installs it)' : false,
+}, async () => {
+  const [a, b, c] = replicas;
+  // The shipped upstream block, its three servers moved to this test's replicas.
+  const shipped = /upstream wires \{([\s\S]*?)\n\}/.exec(readFileSync(join(DEPLOY, 'wires-replicas.conf'), 'utf8'))![1]!;
+  const upstream = shipped.replace(':4021', `:${a!.port}`).replace(':4022', `:${b!.port}`).replace(':4023', `:${c!.port}`);
+  const proxy = await startNginx(await freePort(), upstream);
+  try {
+    const through = (path: string, init?: RequestInit) => fetch(`${proxy.url}${path}`, init);
+    const seen = new Set<string>();
+    for (let i = 0; i < 12; i++) seen.add(((await (await through('/health')).json()) as { replica: { id: string } }).replica.id);
+    assert.ok(seen.size >= 2, `answered by ${[...seen].join(', ')}`);
+
+    await c!.kill('SIGKILL');
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => through('/cve/preview').then((r) => r.status)));
+    assert.deepEqual(statuses, Array(20).fill(200), 'a refused connection is retried on another replica');
+
+    const payer = devnet.payers[0]!;
+    const { payload } = await signPayment({ amount: PRICE, payTo: devnet.payTo, privateKey: payer.privateKey });
+    const [payer0] = await balances(payer.address);
+    assert.equal((await through(CVE, { headers: { 'PAYMENT-SIGNATURE': encodePayment(payload) } })).status, 200);
+    await until('the settlement', async () => (await chain.balanceOf(payer.address)) < payer0! && true);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await chain.balanceOf(payer.address)) - payer0!, -5000n);
+  } finally {
+    await proxy.stop();
+  }
 });
