@@ -105,7 +105,7 @@ export interface MetricSources {
     settled: number;
     failed: number;
     oldest_pending_sec: number | null;
-    exposure: bigint;
+    exposure: bigint | null;
     journalBytes: number;
     storeAvailable: boolean;
     outcomes: ReadonlyMap<string, number>;
@@ -178,7 +178,10 @@ export function createRegistry(src: MetricSources): Registry {
     });
     gauge('wires_settlements_pending', 'Accepted payments whose settlement has no outcome yet.', [], (g) => g.set(pay().pending));
     gauge('wires_settlement_lag_seconds', 'Age of the oldest pending settlement (0 when none).', [], (g) => g.set(pay().oldest_pending_sec ?? 0));
-    gauge('wires_optimistic_exposure_usdc', 'Unsettled value released in optimistic mode, all payers together (USDC).', [], (g) => g.set(Number(pay().exposure) / 1e6));
+    gauge('wires_optimistic_exposure_usdc', 'Unsettled value of all payers together (USDC); absent in replica mode, where it is counted in Redis.', [], (g) => {
+      const exposure = pay().exposure;
+      if (exposure !== null) g.set(Number(exposure) / 1e6);
+    });
     gauge('wires_journal_bytes', 'Size of the payment journal file (0 in replica mode: the journal is in Redis).', [], (g) => g.set(pay().journalBytes));
     gauge('wires_payment_store_up', 'The payment store answers (1) or not (0: paid calls answer 503). Always 1 without REDIS_URL.', [], (g) => g.set(pay().storeAvailable ? 1 : 0));
   }

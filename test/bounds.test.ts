@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Exposure } from '../src/pay/exposure.js';
+import { Exposure, Unsettled } from '../src/pay/exposure.js';
 import { FailureBudget } from '../src/pay/failure-budget.js';
 import { StreamHub } from '../src/stream/hub.js';
 import { startTestService, type TestService } from './helpers/service.js';
@@ -60,18 +60,19 @@ describe('tables a client grows', () => {
   });
 
   test('optimistic exposure: 100,000 payers leave nothing once settled, and their cached balances are forgotten after 150 s', async () => {
-    const exposure = new Exposure(50_000n, async () => 1_000_000n);
+    const balances = new Exposure(50_000n, async () => 1_000_000n);
+    const unsettled = new Unsettled();
     const now = Date.now();
     for (let i = 0; i < 100_000; i++) {
       const payer = `0x${i.toString(16).padStart(40, '0')}`;
-      assert.equal(exposure.mayTrust(payer, 5000n, now), true);
-      exposure.add(payer, 5000n);
+      assert.equal(balances.limit(payer, now), 50_000n, 'the cap bounds a payer whose balance is not read yet');
+      unsettled.add(payer, 5000n);
     }
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(exposure.sizes, { payers: 100_000, balances: 100_000 });
-    for (let i = 0; i < 100_000; i++) exposure.add(`0x${i.toString(16).padStart(40, '0')}`, -5000n);
-    exposure.sweep(Date.now() + 151_000);
-    assert.deepEqual(exposure.sizes, { payers: 0, balances: 0 });
+    assert.deepEqual([unsettled.size, balances.size], [100_000, 100_000]);
+    for (let i = 0; i < 100_000; i++) unsettled.add(`0x${i.toString(16).padStart(40, '0')}`, -5000n);
+    balances.sweep(Date.now() + 151_000);
+    assert.deepEqual([unsettled.size, balances.size], [0, 0]);
   });
 });
 

@@ -24,7 +24,11 @@ let redis: LocalRedis;
 before(async () => {
   redis = await startRedis();
 });
+/** Every store a test opened: closed at the end even when a test failed half way (an open Redis connection would keep the file running). */
+const opened: PaymentStore[] = [];
+const track = <T extends PaymentStore>(store: T): T => (opened.push(store), store);
 after(async () => {
+  for (const store of opened) await store.close();
   await redis?.stop();
 });
 
@@ -40,19 +44,19 @@ const KINDS: Kind[] = [
     name: 'local',
     async open() {
       const dir = mkdtempSync(join(tmpdir(), 'wires-store-'));
-      return { store: await LocalStore.open(dir), reopen: () => LocalStore.open(dir) };
+      return { store: track(await LocalStore.open(dir)), reopen: async () => track(await LocalStore.open(dir)) };
     },
   },
   {
     name: 'redis',
     async open() {
       const opts = { url: redis.url, prefix: `wires:t${++prefixes}:`, consumer: 'replica-a', claimIdleMs: 600 };
-      const store = await RedisStore.open(opts);
+      const store = track(await RedisStore.open(opts));
       await until('Redis', () => store.available);
       return {
         store,
         reopen: async () => {
-          const again = await RedisStore.open(opts);
+          const again = track(await RedisStore.open(opts));
           await until('Redis', () => again.available);
           return again;
         },
@@ -61,7 +65,7 @@ const KINDS: Kind[] = [
   },
 ];
 
-async function newClaim(opts: { paymentId?: string; privateKey?: `0x${string}` } = {}): Promise<NewClaim> {
+async function newClaim(opts: { paymentId?: string; privateKey?: `0x${string}`; limit?: bigint | null } = {}): Promise<NewClaim> {
   const { payload } = await signPayment({ amount: '5000', ...(opts.privateKey ? { privateKey: opts.privateKey } : {}) });
   if (opts.paymentId) payload.extensions = { 'payment-identifier': { info: { required: false, id: opts.paymentId } } };
   const a = payload.payload.authorization;
@@ -76,7 +80,13 @@ async function newClaim(opts: { paymentId?: string; privateKey?: `0x${string}` }
     payload: payload as PaymentPayload,
     requirements: offerFor('5000'),
   };
-  return { record, fingerprint: fingerprintOf(payload as PaymentPayload), paymentId: opts.paymentId ?? null, expiresAt: Number(a.validBefore) * 1000 + 60_000 };
+  return {
+    record,
+    fingerprint: fingerprintOf(payload as PaymentPayload),
+    paymentId: opts.paymentId ?? null,
+    expiresAt: Number(a.validBefore) * 1000 + 60_000,
+    limit: opts.limit === undefined ? 1_000_000n : opts.limit,
+  };
 }
 
 const id = (n: number) => `contract_${n}_${'x'.repeat(16)}`;
@@ -91,6 +101,33 @@ for (const kind of KINDS) {
       await (first as { synced: Promise<void> }).synced;
       const again = await store.claim(c);
       assert.deepEqual(again, { kind: 'repeat', claim: { state: 'pending', mode: 'optimistic', tx: null, failure: null } });
+      await store.close();
+    });
+
+    test("the mode: optimistic while the payer's unsettled value stays within the limit, counted across concurrent claims, freed by outcomes", async () => {
+      const { store } = await kind.open();
+      const privateKey = generatePrivateKey();
+      const claims = await Promise.all([1, 2, 3].map(() => newClaim({ privateKey, limit: 10_000n })));
+      const modes = (await Promise.all(claims.map((c) => store.claim(c)))).map((r) => (r.kind === 'new' ? r.mode : r.kind));
+      assert.deepEqual(modes, ['optimistic', 'optimistic', 'sync'], 'the third would take the payer past 10,000');
+      assert.deepEqual(
+        claims.map((c) => c.record.mode),
+        modes,
+        'written into the record',
+      );
+      assert.equal((await store.lookup(claims[2]!.record.id))!.mode, 'sync');
+      // One settles, one is withdrawn: room for two more.
+      await store.handOver(claims[0]!.record.id);
+      await store.finish(claims[0]!.record.id, { t: 'settled', tx: null });
+      await store.withdraw(claims[1]!.record.id);
+      const next = await Promise.all([1, 2].map(() => newClaim({ privateKey, limit: 10_000n })));
+      assert.deepEqual(
+        (await Promise.all(next.map((c) => store.claim(c)))).map((r) => r.kind === 'new' && r.mode),
+        ['optimistic', 'sync'],
+        'the pending third still counts',
+      );
+      // Synchronous mode asked for: always sync.
+      assert.equal(((await store.claim(await newClaim({ limit: null }))) as { mode: string }).mode, 'sync');
       await store.close();
     });
 
@@ -183,8 +220,8 @@ for (const kind of KINDS) {
 describe('payment store: Redis only', () => {
   test('a replica that stops heartbeating has its pending settlements taken over by another', async () => {
     const opts = { url: redis.url, prefix: 'wires:takeover:', claimIdleMs: 600 };
-    const a = await RedisStore.open({ ...opts, consumer: 'a' });
-    const b = await RedisStore.open({ ...opts, consumer: 'b' });
+    const a = track(await RedisStore.open({ ...opts, consumer: 'a' }));
+    const b = track(await RedisStore.open({ ...opts, consumer: 'b' }));
     await until('Redis', () => a.available && b.available);
     const taken: PendingPayment[] = [];
     b.watch((p) => taken.push(...p));
@@ -202,7 +239,7 @@ describe('payment store: Redis only', () => {
 
   test('unreachable: every call rejects at once, and it recovers by itself', async () => {
     const local = await startRedis();
-    const store = await RedisStore.open({ url: local.url, prefix: 'wires:down:', consumer: 'a' });
+    const store = track(await RedisStore.open({ url: local.url, prefix: 'wires:down:', consumer: 'a' }));
     await until('Redis', () => store.available);
     await local.kill('SIGKILL');
     await until('the disconnection', () => !store.available);

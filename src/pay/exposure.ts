@@ -1,8 +1,10 @@
 /**
- * Optimistic mode's credit: how much unsettled value each payer has out, and whether one
- * more call may be released before its settlement. A payer is trusted while their unsettled
- * value stays under the per-payer cap and, when a balance reader is configured, under their
- * last known on-chain balance.
+ * Optimistic mode's credit. A payer is trusted while their unsettled value stays under a
+ * limit: the per-payer cap and, when a balance reader is configured, their last known
+ * on-chain balance. The limit is computed here (`Exposure`, with the balance cache); the
+ * unsettled value is counted where the claims are (the payment store: `Unsettled` in one
+ * process, a counter in Redis shared by replicas), so the check and the count are one atomic
+ * step with the claim.
  */
 import { steadyNow } from '../clock.js';
 
@@ -18,7 +20,6 @@ interface Balance {
 }
 
 export class Exposure {
-  private readonly unsettled = new Map<string, bigint>();
   private readonly balances = new Map<string, Balance>();
 
   constructor(
@@ -27,35 +28,21 @@ export class Exposure {
     private readonly balance?: BalanceReader,
   ) {}
 
-  /** Adds (or, negative, removes) a payer's unsettled value. */
-  add(payer: string, delta: bigint): void {
-    const next = (this.unsettled.get(payer) ?? 0n) + delta;
-    if (next <= 0n) this.unsettled.delete(payer);
-    else this.unsettled.set(payer, next);
+  /** Balances cached (for /metrics). */
+  get size(): number {
+    return this.balances.size;
   }
 
-  /** Payers with unsettled value, and balances cached (for /metrics). */
-  get sizes(): { payers: number; balances: number } {
-    return { payers: this.unsettled.size, balances: this.balances.size };
-  }
-
-  /** Unsettled value of all payers together. */
-  total(): bigint {
-    let sum = 0n;
-    for (const v of this.unsettled.values()) sum += v;
-    return sum;
-  }
-
-  /** May `amount` more be released to this payer before it settles? */
-  mayTrust(payer: string, amount: bigint, nowMs = steadyNow()): boolean {
-    const exposure = (this.unsettled.get(payer) ?? 0n) + amount;
-    if (exposure > this.cap) return false;
-    if (!this.balance) return true;
+  /**
+   * The most unsettled value this payer may have once one more call is released before it
+   * settles. An unknown balance (no read yet, or the first still in flight) leaves the cap
+   * as the bound until the first read arrives.
+   */
+  limit(payer: string, nowMs = steadyNow()): bigint {
+    if (!this.balance) return this.cap;
     const cached = this.balances.get(payer);
     if (!cached || nowMs - cached.at > BALANCE_TTL_MS) this.refresh(payer, cached);
-    // Unknown balance (no read yet, or the first still in flight): the cap bounds the
-    // exposure until the first read arrives.
-    return !cached || cached.at === 0 || cached.value >= exposure;
+    return !cached || cached.at === 0 || cached.value >= this.cap ? this.cap : cached.value;
   }
 
   /** Forgets balances nobody asked about for a while. */
@@ -75,5 +62,30 @@ export class Exposure {
         if (slot.at === 0) this.balances.delete(payer);
       },
     );
+  }
+}
+
+/** Unsettled value per payer (atomic units), in one process. A payer leaves once settled. */
+export class Unsettled {
+  private readonly values = new Map<string, bigint>();
+
+  get(payer: string): bigint {
+    return this.values.get(payer) ?? 0n;
+  }
+
+  add(payer: string, delta: bigint): void {
+    const next = this.get(payer) + delta;
+    if (next <= 0n) this.values.delete(payer);
+    else this.values.set(payer, next);
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  total(): bigint {
+    let sum = 0n;
+    for (const v of this.values.values()) sum += v;
+    return sum;
   }
 }

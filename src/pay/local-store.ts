@@ -2,6 +2,7 @@
  * The payment store of one process: claims in memory, records in the journal file
  * (journal.ts). The default, with no dependency beyond the data dir.
  */
+import { Unsettled } from './exposure.js';
 import { Journal, type AcceptedRecord, type JournalRetention, type JournalState, type PendingPayment } from './journal.js';
 import { fingerprintOf, judgeClaim, readPaymentId, type ClaimResult, type ClaimState, type FinalOutcome, type NewClaim, type PaymentStore, type SharedClaim } from './store.js';
 
@@ -24,6 +25,7 @@ export class LocalStore implements PaymentStore {
   /** payer|payment-identifier id → claim id. */
   private readonly ids = new Map<string, string>();
   private pending: PendingPayment[];
+  private readonly unsettled = new Unsettled();
   readonly totals: { settled: number; failed: number };
 
   private constructor(
@@ -41,7 +43,10 @@ export class LocalStore implements PaymentStore {
       claim.failure = outcome.t === 'failed' ? outcome.reason : null;
     }
     // Whatever happened to them before the restart, they may have been submitted: public.
-    for (const p of state.pending) this.remember(p.record, true).tx = p.tx;
+    for (const p of state.pending) {
+      this.remember(p.record, true).tx = p.tx;
+      this.unsettled.add(p.record.payer, BigInt(p.record.amount));
+    }
   }
 
   /** Reads the journal in `dir` (see Journal.open) and takes its pending and spent authorizations. */
@@ -75,6 +80,9 @@ export class LocalStore implements PaymentStore {
     const verdict = judgeClaim(existing ? { ...existing, requestKey: existing.record.requestKey } : null, { ...c, requestKey }, owner, id);
     if (verdict === 'repeat') return Promise.resolve({ kind: 'repeat', claim: shared(existing!) });
     if (verdict !== 'new') return Promise.resolve({ kind: 'refused', reason: verdict });
+    const { payer, amount } = c.record;
+    const value = BigInt(amount);
+    c.record.mode = c.limit !== null && this.unsettled.get(payer) + value <= c.limit ? 'optimistic' : 'sync';
     try {
       this.journal.write(c.record);
     } catch (err) {
@@ -82,7 +90,8 @@ export class LocalStore implements PaymentStore {
     }
     const claim = this.remember(c.record, false, c.fingerprint, c.paymentId);
     claim.expiresAt = c.expiresAt;
-    return Promise.resolve({ kind: 'new', synced: this.journal.sync() });
+    this.unsettled.add(payer, value);
+    return Promise.resolve({ kind: 'new', mode: c.record.mode, synced: this.journal.sync() });
   }
 
   handOver(id: string): Promise<boolean> {
@@ -98,6 +107,7 @@ export class LocalStore implements PaymentStore {
     if (claim.handed) return Promise.resolve(false);
     // The record may still reach the disk: this note keeps a restart from settling it.
     this.journal.note({ t: 'failed', id, at: Date.now(), reason: 'unrecorded' });
+    if (claim.state === 'pending') this.unsettled.add(claim.record.payer, -BigInt(claim.record.amount));
     this.forget(id, claim);
     return Promise.resolve(true);
   }
@@ -111,6 +121,7 @@ export class LocalStore implements PaymentStore {
   finish(id: string, outcome: FinalOutcome): Promise<void> {
     const claim = this.claims.get(id);
     if (claim) {
+      if (claim.state === 'pending') this.unsettled.add(claim.record.payer, -BigInt(claim.record.amount));
       claim.state = outcome.t;
       claim.tx = outcome.t === 'settled' ? outcome.tx : null;
       claim.failure = outcome.t === 'failed' ? outcome.reason : null;
@@ -158,7 +169,11 @@ export class LocalStore implements PaymentStore {
   }
 
   sizes() {
-    return { claims: this.claims.size, ids: this.ids.size, journalBytes: this.journal.size() };
+    return { claims: this.claims.size, ids: this.ids.size, unsettledPayers: this.unsettled.size, journalBytes: this.journal.size() };
+  }
+
+  unsettledTotal(): bigint {
+    return this.unsettled.total();
   }
 
   close(): Promise<void> {

@@ -129,7 +129,6 @@ export class Payments {
       entry.tx = p.tx;
       entry.uncertain = true;
       this.entries.set(entry.id, entry);
-      this.exposure.add(entry.payer, entry.amount);
       log.info('pending payment taken up', { id: entry.id, payer: entry.payer, tx: p.tx });
       this.scheduleRetry(entry, 0);
     }
@@ -155,22 +154,19 @@ export class Payments {
     }
     if (this.stopped) return this.refused(503, 'payments_unavailable', 'The server is shutting down; nothing was charged.');
 
-    const amount = BigInt(auth.value);
-    const mode: SettlementMode = this.opts.mode === 'optimistic' && this.exposure.mayTrust(payer, amount) ? 'optimistic' : 'sync';
-    const record: AcceptedRecord = { t: 'accepted', id, at: nowMs, payer, amount: auth.value, requestKey: req.requestKey, mode, payload, requirements: req.requirements };
+    // The store decides the mode against this limit, atomically with the claim (it counts
+    // the unsettled value: concurrent calls, on any replica, are checked with this one in).
+    const limit = this.opts.mode === 'optimistic' ? this.exposure.limit(payer) : null;
+    const record: AcceptedRecord = { t: 'accepted', id, at: nowMs, payer, amount: auth.value, requestKey: req.requestKey, mode: 'sync', payload, requirements: req.requirements };
     const validBefore = Number(auth.validBefore);
-    // Counted at once, so concurrent calls are checked against the cap with this one in.
-    this.exposure.add(payer, amount);
     let claim: ClaimResult;
     try {
-      claim = await this.opts.store.claim({ record, fingerprint, paymentId: paymentId ?? null, expiresAt: validBefore * 1000 + KEEP_AFTER_EXPIRY_MS });
+      claim = await this.opts.store.claim({ record, fingerprint, paymentId: paymentId ?? null, expiresAt: validBefore * 1000 + KEEP_AFTER_EXPIRY_MS, limit });
     } catch (err) {
-      this.exposure.add(payer, -amount);
       log.warn('payment not recorded', { id, error: String((err as Error)?.message ?? err) });
       this.withdraw(id, validBefore);
       return this.refused(503, 'payments_unavailable', UNRECORDED);
     }
-    if (claim.kind !== 'new') this.exposure.add(payer, -amount);
     if (claim.kind === 'refused') {
       const [status, code, message] = CLAIM_REFUSALS[claim.reason];
       return this.refused(status, code, message);
@@ -183,7 +179,7 @@ export class Payments {
     const entry = this.entryFor(record);
     entry.produce = req.produce;
     this.entries.set(id, entry);
-    entry.outcome = this.accept(entry, mode, claim.synced);
+    entry.outcome = this.accept(entry, claim.mode, claim.synced);
     return entry.outcome;
   }
 
@@ -239,7 +235,6 @@ export class Payments {
     try {
       await synced;
     } catch {
-      this.exposure.add(entry.payer, -entry.amount);
       this.entries.delete(entry.id);
       this.withdraw(entry.id, entry.validBefore);
       return refuse(503, 'payments_unavailable', UNRECORDED);
@@ -342,7 +337,6 @@ export class Payments {
         // Withdrawn meanwhile (it was never confirmed to the payer): nothing to settle.
         entry.state = 'failed';
         entry.failure = 'unrecorded';
-        this.exposure.add(entry.payer, -entry.amount);
         return { kind: 'failed', reason: 'unrecorded', message: 'the payment was not recorded' };
       }
       entry.handed = true;
@@ -427,7 +421,6 @@ export class Payments {
     entry.state = state;
     entry.tx = tx;
     entry.failure = reason ?? null;
-    this.exposure.add(entry.payer, -entry.amount);
     if (state === 'failed') log.warn('settlement failed', { id: entry.id, payer: entry.payer, reason, message, mode: entry.record.mode });
     const outcome: FinalOutcome = state === 'settled' ? { t: 'settled', tx } : { t: 'failed', reason: reason ?? 'unknown' };
     // A failure is recorded before the payer is told "nothing was charged" (accept awaits
@@ -506,23 +499,22 @@ export class Payments {
 
   /** The payment core's tables and their sizes, for /metrics (docs/deployment.md states each bound). */
   tables(): [string, number][] {
-    const { payers, balances } = this.exposure.sizes;
-    const { claims, ids } = this.opts.store.sizes();
+    const { claims, ids, unsettledPayers } = this.opts.store.sizes();
     return [
       ['payment_entries', this.entries.size],
       ['payment_claims', claims],
       ['payment_ids', ids],
       ['retry_bodies', this.bodies.length],
       ['retry_body_bytes', this.bodyBytes],
-      ['exposure_payers', payers],
-      ['balance_cache', balances],
+      ['exposure_payers', unsettledPayers],
+      ['balance_cache', this.exposure.size],
       ['failed_payment_clients', this.failures.size],
     ];
   }
 
-  /** health(), plus what /metrics reads: the optimistic exposure, the journal's size, outcomes. */
+  /** health(), plus what /metrics reads: the unsettled value (null in replica mode: it is in Redis), the journal's size, outcomes. */
   metrics(nowMs = Date.now()) {
-    return { ...this.health(nowMs), exposure: this.exposure.total(), journalBytes: this.opts.store.sizes().journalBytes, storeAvailable: this.storeAvailable, outcomes: this.outcomes };
+    return { ...this.health(nowMs), exposure: this.opts.store.unsettledTotal(), journalBytes: this.opts.store.sizes().journalBytes, storeAvailable: this.storeAvailable, outcomes: this.outcomes };
   }
 
   /** Stops retrying; pending payments stay recorded and resume at the next start (or on another replica). */

@@ -18,6 +18,8 @@
  * - `pay:id:<payer>|<id>`: a payment-identifier id → its claim, expiring with it.
  * - `pay:body:<payer>:<nonce>`: the paid answer, for the payer's retries on another
  *   replica (up to 1 MiB, expiring with the claim).
+ * - `pay:x:<payer>`: the payer's unsettled value, counted by the claim script and taken off
+ *   with the outcome, so optimistic mode's limit holds across replicas.
  *
  * Durability: an accepted record is "written" once Redis has answered the script (in its
  * memory and, with `appendonly yes`, its AOF: it survives a kill of Redis or of the
@@ -49,6 +51,8 @@ export interface RedisStoreOptions {
 
 const GROUP = 'settlers';
 const MAX_SHARED_BODY = 1 << 20;
+/** A payer's unsettled counter outlives a claim that expired before its outcome (only ever too high: calls settle synchronously). */
+const UNSETTLED_TTL_MS = 3_600_000;
 
 /** Creates the claim, records it and delivers it to this replica, or returns what is there. */
 const CLAIM = `
@@ -63,13 +67,31 @@ if ARGV[3] ~= '' then owner = redis.call('GET', KEYS[2]) end
 if c[1] or owner then
   return {'seen', c[1] or '', c[2] or '', c[3] or '', c[4] or '', c[5] or '', c[6] or '', c[7] or '', c[8] or '', owner or ''}
 end
+-- The payer's unsettled value, this call's included, decides the mode (optimistic within the limit).
+local amount = tonumber(ARGV[11])
+local mode = 'sync'
+if ARGV[12] ~= '' and tonumber(redis.call('GET', KEYS[4]) or '0') + amount <= tonumber(ARGV[12]) then mode = 'optimistic' end
+redis.call('INCRBY', KEYS[4], ARGV[11])
+redis.call('PEXPIRE', KEYS[4], ${UNSETTLED_TTL_MS})
+-- The record names the mode decided; the first "mode" in it is its own field (only the
+-- request key precedes it, a JSON string whose quotes are escaped).
+local record = ARGV[6]
+if mode ~= ARGV[4] then record = string.gsub(record, '"mode":"' .. ARGV[4] .. '"', '"mode":"' .. mode .. '"', 1) end
 redis.pcall('XGROUP', 'CREATE', KEYS[3], ARGV[7], '$', 'MKSTREAM')
-local sid = redis.call('XADD', KEYS[3], 'MINID', '~', ARGV[9], '*', 'r', ARGV[6])
+local sid = redis.call('XADD', KEYS[3], 'MINID', '~', ARGV[9], '*', 'r', record)
 redis.call('XREADGROUP', 'GROUP', ARGV[7], ARGV[8], 'COUNT', 1, 'STREAMS', KEYS[3], '>')
-redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'rk', ARGV[2], 'pid', ARGV[3], 'st', 'pending', 'h', '0', 'mode', ARGV[4], 'sid', sid, 'ik', ARGV[3] ~= '' and KEYS[2] or '')
+redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'rk', ARGV[2], 'pid', ARGV[3], 'st', 'pending', 'h', '0', 'mode', mode, 'sid', sid, 'ik', ARGV[3] ~= '' and KEYS[2] or '', 'xk', KEYS[4], 'amt', ARGV[11])
 redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[10], 'PXAT', ARGV[5]) end
-return {'new', sid}
+return {'new', sid, mode}
+`;
+
+/** Takes a pending claim's amount off its payer's unsettled value (once: only while it is pending). */
+const SETTLE_EXPOSURE = `
+local x = redis.call('HMGET', KEYS[1], 'st', 'xk', 'amt')
+if x[1] == 'pending' and x[2] then
+  if redis.call('DECRBY', x[2], x[3]) <= 0 then redis.call('DEL', x[2]) end
+end
 `;
 
 /** Appends a record the group need not deliver (an outcome): added, and the group's cursor moved past it. */
@@ -96,6 +118,7 @@ local c = redis.call('HMGET', KEYS[1], 'h', 'st', 'sid', 'ik')
 if not c[2] then return 1 end
 if c[1] == '1' then return 0 end
 if c[2] ~= 'pending' then return 1 end
+${SETTLE_EXPOSURE}
 redis.call('HSET', KEYS[1], 'st', 'failed', 'why', 'unrecorded')
 if c[4] ~= '' then redis.call('DEL', c[4]) end
 redis.call('XACK', KEYS[2], ARGV[1], c[3])
@@ -105,6 +128,7 @@ return 1
 
 /** Records an outcome: the claim's state, the journal record, the entry acknowledged. */
 const FINISH = `
+${SETTLE_EXPOSURE}
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'st', ARGV[4], 'tx', ARGV[5], 'why', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('XACK', KEYS[2], ARGV[1], ARGV[7]) end
 ${APPEND.replace(/KEYS\[1\]/g, 'KEYS[2]')}
@@ -132,7 +156,7 @@ return #ids
 `;
 
 interface Scripts {
-  claim(claim: string, idKey: string, journal: string, ...args: string[]): Promise<string[]>;
+  claim(claim: string, idKey: string, journal: string, unsettled: string, ...args: string[]): Promise<string[]>;
   handOver(claim: string, sid: string): Promise<number>;
   withdraw(claim: string, journal: string, ...args: string[]): Promise<number>;
   finish(claim: string, journal: string, ...args: string[]): Promise<void>;
@@ -169,7 +193,7 @@ export class RedisStore implements PaymentStore {
   /** Connects (in the background: an unreachable Redis at start only means 503s until it is reached). */
   static async open(opts: RedisStoreOptions): Promise<RedisStore> {
     const redis = (await connectRedis(opts.url, 'wires-payments')) as RedisClient & Scripts;
-    redis.defineCommand('claim', { numberOfKeys: 3, lua: CLAIM });
+    redis.defineCommand('claim', { numberOfKeys: 4, lua: CLAIM });
     redis.defineCommand('handOver', { numberOfKeys: 1, lua: HAND_OVER });
     redis.defineCommand('withdraw', { numberOfKeys: 2, lua: WITHDRAW });
     redis.defineCommand('finish', { numberOfKeys: 2, lua: FINISH });
@@ -184,7 +208,7 @@ export class RedisStore implements PaymentStore {
     return this.redis.status === 'ready';
   }
 
-  private key(kind: 'c' | 'id' | 'body', id: string): string {
+  private key(kind: 'c' | 'id' | 'body' | 'x', id: string): string {
     return `${this.prefix}pay:${kind}:${id}`;
   }
 
@@ -193,27 +217,33 @@ export class RedisStore implements PaymentStore {
   }
 
   async claim(c: NewClaim): Promise<ClaimResult> {
-    const { id, requestKey, mode } = c.record;
+    const { id, requestKey, payer, amount } = c.record;
+    const requested = c.limit === null ? 'sync' : 'optimistic';
+    c.record.mode = requested;
     const idKey = c.paymentId ? this.key('id', `${id.split(':')[0]}|${c.paymentId}`) : this.key('id', '-');
     const r = await this.redis.claim(
       this.key('c', id),
       idKey,
       this.journalKey,
+      this.key('x', payer.toLowerCase()),
       c.fingerprint,
       requestKey,
       c.paymentId ?? '',
-      mode,
+      requested,
       String(Math.ceil(c.expiresAt)),
       JSON.stringify(c.record),
       GROUP,
       this.consumer,
       this.minId(),
       id,
+      amount,
+      c.limit === null ? '' : String(c.limit),
     );
     if (r[0] === 'new') {
       this.held.set(id, r[1]!);
+      c.record.mode = r[2] as SharedClaim['mode'];
       // The script's answer is the durability Redis gives (see above): nothing more to wait for.
-      return { kind: 'new', synced: Promise.resolve() };
+      return { kind: 'new', mode: c.record.mode, synced: Promise.resolve() };
     }
     const [, fp, rk, pid, st, h, tx, why, m, owner] = r as string[];
     const existing = fp ? { fingerprint: fp, requestKey: rk!, paymentId: pid || null, handed: h === '1', state: st as ClaimState } : null;
@@ -340,7 +370,11 @@ export class RedisStore implements PaymentStore {
   sweep(): void {}
 
   sizes() {
-    return { claims: this.held.size, ids: 0, journalBytes: 0 };
+    return { claims: this.held.size, ids: 0, unsettledPayers: 0, journalBytes: 0 };
+  }
+
+  unsettledTotal(): null {
+    return null;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,13 @@ export interface NewClaim {
   paymentId: string | null;
   /** When the claim may be forgotten (ms): the authorization has expired and late retries have had their time. */
   expiresAt: number;
+  /**
+   * Optimistic mode: the most unsettled value the payer may have with this call in (see
+   * exposure.ts); null settles it synchronously. The store counts every claim's amount as
+   * the payer's unsettled value until its outcome, decides the mode against this limit in
+   * the same atomic step as the claim, and writes it into `record.mode`.
+   */
+  limit: bigint | null;
 }
 
 export type ClaimState = 'pending' | 'settled' | 'failed';
@@ -33,7 +40,7 @@ export interface SharedClaim {
 
 export type ClaimResult =
   /** Claimed and recorded ("written"); `synced` resolves once the record is durable, or rejects when it cannot be. */
-  | { kind: 'new'; synced: Promise<void> }
+  | { kind: 'new'; mode: 'sync' | 'optimistic'; synced: Promise<void> }
   /** The same authorization for the same request, and provably from the payer: it shares the first one's outcome. */
   | { kind: 'repeat'; claim: SharedClaim }
   | { kind: 'refused'; reason: ClaimRefusal };
@@ -88,8 +95,10 @@ export interface PaymentStore {
   readonly totals: { settled: number; failed: number };
   /** Periodic upkeep (forgetting expired claims, compacting the journal file). */
   sweep(nowMs: number): void;
-  /** Sizes for /metrics: claims held in memory, and bytes of journal kept locally. */
-  sizes(): { claims: number; ids: number; journalBytes: number };
+  /** Sizes for /metrics: claims and unsettled payers held in memory, bytes of journal kept locally. */
+  sizes(): { claims: number; ids: number; unsettledPayers: number; journalBytes: number };
+  /** Unsettled value of all payers together, when this process holds the count (null: it is in Redis). */
+  unsettledTotal(): bigint | null;
   /** Is the store reachable right now? (A local one always is.) */
   readonly available: boolean;
   close(): Promise<void>;
