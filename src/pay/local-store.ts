@@ -4,9 +4,9 @@
  */
 import { Unsettled } from './exposure.js';
 import { Journal, type AcceptedRecord, type JournalRetention, type JournalState, type PendingPayment } from './journal.js';
-import { fingerprintOf, judgeClaim, readPaymentId, type ClaimResult, type ClaimState, type FinalOutcome, type NewClaim, type PaymentStore, type SharedClaim } from './store.js';
+import { fingerprintOf, judgeClaim, readPaymentId, type ClaimSeen, type ClaimResult, type ClaimState, type FinalOutcome, type NewClaim, type PaymentStore, type SharedClaim } from './store.js';
 
-interface LocalClaim {
+interface LocalClaim extends ClaimSeen {
   record: AcceptedRecord;
   fingerprint: string;
   paymentId: string | null;
@@ -59,6 +59,7 @@ export class LocalStore implements PaymentStore {
     const validBefore = Number(record.payload?.payload?.authorization?.validBefore ?? 0);
     const claim: LocalClaim = {
       record,
+      requestKey: record.requestKey,
       fingerprint,
       paymentId,
       validBefore,
@@ -73,25 +74,21 @@ export class LocalStore implements PaymentStore {
     return claim;
   }
 
-  claim(c: NewClaim): Promise<ClaimResult> {
-    const { id, requestKey } = c.record;
-    const existing = this.claims.get(id);
+  claim(c: NewClaim): ClaimResult {
+    const { id } = c.record;
+    const existing = this.claims.get(id) ?? null;
     const owner = c.paymentId ? (this.ids.get(idKey(id, c.paymentId)) ?? null) : null;
-    const verdict = judgeClaim(existing ? { ...existing, requestKey: existing.record.requestKey } : null, { ...c, requestKey }, owner, id);
-    if (verdict === 'repeat') return Promise.resolve({ kind: 'repeat', claim: shared(existing!) });
-    if (verdict !== 'new') return Promise.resolve({ kind: 'refused', reason: verdict });
+    const verdict = judgeClaim(existing, c, owner);
+    if (verdict === 'repeat') return { kind: 'repeat', claim: shared(existing!) };
+    if (verdict !== 'new') return { kind: 'refused', reason: verdict };
     const { payer, amount } = c.record;
     const value = BigInt(amount);
     c.record.mode = c.limit !== null && this.unsettled.get(payer) + value <= c.limit ? 'optimistic' : 'sync';
-    try {
-      this.journal.write(c.record);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    this.journal.write(c.record); // throws when the write fails: nothing claimed
     const claim = this.remember(c.record, false, c.fingerprint, c.paymentId);
     claim.expiresAt = c.expiresAt;
     this.unsettled.add(payer, value);
-    return Promise.resolve({ kind: 'new', mode: c.record.mode, synced: this.journal.sync() });
+    return { kind: 'new', mode: c.record.mode, synced: this.journal.sync() };
   }
 
   handOver(id: string): Promise<boolean> {

@@ -134,7 +134,7 @@ export class Payments {
     }
   }
 
-  async authorize(req: AuthorizeRequest, nowMs = Date.now()): Promise<Outcome> {
+  authorize(req: AuthorizeRequest, nowMs = Date.now()): Promise<Outcome> {
     const { payload } = req;
     const auth = payload.payload.authorization;
     const id = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
@@ -159,26 +159,36 @@ export class Payments {
     const limit = this.opts.mode === 'optimistic' ? this.exposure.limit(payer) : null;
     const record: AcceptedRecord = { t: 'accepted', id, at: nowMs, payer, amount: auth.value, requestKey: req.requestKey, mode: 'sync', payload, requirements: req.requirements };
     const validBefore = Number(auth.validBefore);
-    let claim: ClaimResult;
-    try {
-      claim = await this.opts.store.claim({ record, fingerprint, paymentId: paymentId ?? null, expiresAt: validBefore * 1000 + KEEP_AFTER_EXPIRY_MS, limit });
-    } catch (err) {
+    const notRecorded = (err: unknown) => {
       log.warn('payment not recorded', { id, error: String((err as Error)?.message ?? err) });
       this.withdraw(id, validBefore);
       return this.refused(503, 'payments_unavailable', UNRECORDED);
+    };
+    let claim: ClaimResult | Promise<ClaimResult>;
+    try {
+      claim = this.opts.store.claim({ record, fingerprint, paymentId: paymentId ?? null, expiresAt: validBefore * 1000 + KEEP_AFTER_EXPIRY_MS, limit });
+    } catch (err) {
+      return notRecorded(err);
     }
+    // A local store answers at once: no extra turn of the event loop on the paid path.
+    if (claim instanceof Promise) return claim.then((c) => this.claimed(c, record, fingerprint, req.produce), notRecorded);
+    return this.claimed(claim, record, fingerprint, req.produce);
+  }
+
+  /** What the store's answer on a verified authorization means for the caller. */
+  private claimed(claim: ClaimResult, record: AcceptedRecord, fingerprint: string, produce: () => Buffer): Promise<Outcome> {
     if (claim.kind === 'refused') {
       const [status, code, message] = CLAIM_REFUSALS[claim.reason];
       return this.refused(status, code, message);
     }
     if (claim.kind === 'repeat') {
       this.count('repeat');
-      const entry = this.entries.get(id);
-      return entry?.outcome ? this.replay(entry, req.produce) : this.repeatOfShared(id, claim.claim, req.produce);
+      const entry = this.entries.get(record.id);
+      return entry?.outcome ? this.replay(entry, produce) : this.repeatOfShared(record.id, claim.claim, produce);
     }
-    const entry = this.entryFor(record);
-    entry.produce = req.produce;
-    this.entries.set(id, entry);
+    const entry = this.entryFor(record, fingerprint);
+    entry.produce = produce;
+    this.entries.set(record.id, entry);
     entry.outcome = this.accept(entry, claim.mode, claim.synced);
     return entry.outcome;
   }
@@ -188,16 +198,16 @@ export class Payments {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
   }
 
-  private refused(status: 400 | 402 | 409 | 503, code: string, message: string): Outcome {
+  private refused(status: 400 | 402 | 409 | 503, code: string, message: string): Promise<Outcome> {
     this.count(code);
-    return refuse(status, code, message);
+    return Promise.resolve(refuse(status, code, message));
   }
 
-  private entryFor(record: AcceptedRecord): Entry {
+  private entryFor(record: AcceptedRecord, fingerprint = fingerprintOf(record.payload)): Entry {
     const auth = record.payload.payload.authorization;
     return {
       id: record.id,
-      fingerprint: fingerprintOf(record.payload),
+      fingerprint,
       requestKey: record.requestKey,
       payer: record.payer,
       amount: BigInt(record.amount),

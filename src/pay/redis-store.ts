@@ -247,7 +247,7 @@ export class RedisStore implements PaymentStore {
     }
     const [, fp, rk, pid, st, h, tx, why, m, owner] = r as string[];
     const existing = fp ? { fingerprint: fp, requestKey: rk!, paymentId: pid || null, handed: h === '1', state: st as ClaimState } : null;
-    const verdict = judgeClaim(existing, { ...c, requestKey }, owner || null, id);
+    const verdict = judgeClaim(existing, c, owner || null);
     if (verdict === 'repeat') return { kind: 'repeat', claim: { state: st as ClaimState, mode: m as SharedClaim['mode'], tx: tx || null, failure: why || null } };
     // The id was taken and freed again between the two reads: impossible inside one script.
     if (verdict === 'new') throw new Error('claim raced');
