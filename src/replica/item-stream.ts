@@ -65,6 +65,9 @@ export interface ItemStreamOptions {
 export class ItemStream {
   private readonly redis: Redis & Scripts;
   private readonly keys: string[];
+  /** Stream key → the wire's position in `keys`, and each wire's retention: looked up per entry, built once. */
+  private readonly positions: Map<string, number>;
+  private readonly retention: Map<string, number>;
   private readonly lastIds: string[];
   private readonly buffered: { wire: string; lines: Buffer }[] = [];
   private flushing = false;
@@ -83,6 +86,8 @@ export class ItemStream {
     this.redis = opts.redis as Redis & Scripts;
     this.redis.defineCommand('publishItems', { numberOfKeys: 2, lua: PUBLISH });
     this.keys = WIRES.map((w) => this.key(w.id));
+    this.positions = new Map(this.keys.map((k, i) => [k, i]));
+    this.retention = new Map(WIRES.map((w) => [w.id, retentionMs(w)]));
     this.lastIds = WIRES.map(() => '0');
     opts.redis.on('ready', () => void this.flush());
   }
@@ -109,8 +114,7 @@ export class ItemStream {
     try {
       while (this.buffered.length > 0 && !this.stopped) {
         const { wire, lines } = this.buffered[0]!;
-        const wireDef = WIRES.find((w) => w.id === wire)!;
-        const minId = String(Math.max(0, Date.now() - retentionMs(wireDef)));
+        const minId = String(Math.max(0, Date.now() - this.retention.get(wire)!));
         let ok: number;
         try {
           ok = await this.redis.publishItems(this.opts.leadKey, this.key(wire), this.opts.token, minId, lines, String(this.opts.leaseMs));
@@ -151,7 +155,7 @@ export class ItemStream {
         continue;
       }
       for (const [key, entries] of result) {
-        const i = this.keys.indexOf(key);
+        const i = this.positions.get(key)!;
         const index = this.opts.wires.get(WIRES[i]!.id);
         for (const [id, fields] of entries) {
           this.lastIds[i] = id;
