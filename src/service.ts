@@ -17,7 +17,7 @@ import { loadUws, UwsLoadError, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
 import type { PollResult, PollTask } from './ingest/poll-task.js';
-import { Scheduler } from './ingest/scheduler.js';
+import { type PollState, Scheduler } from './ingest/scheduler.js';
 import { WebSub } from './ingest/websub.js';
 import { saveWire } from './ingest/snapshot.js';
 import { loadSnapshots } from './ingest/warm-start.js';
@@ -213,7 +213,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   }
 
   // Replica mode: items arrive from the leader's stream, and this replica polls only while it leads.
-  const replication = config.redis ? await startReplication(config.redis, wires, config.ingest) : null;
+  const replication = config.redis ? await startReplication(config.redis, wires, config.ingest, pay?.payments.failures) : null;
   let pool: Piscina | null = null;
   let scheduler: Scheduler | null = null;
   let websub: WebSub | null = null;
@@ -249,7 +249,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       breaking: { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec },
       fetcher,
       websub,
-      ...(replication ? { onApplied: (wire: string, lines: Uint8Array[]) => replication.publish(wire, lines) } : {}),
+      ...(replication ? { onApplied: (wire: string, lines: Uint8Array[]) => replication.publish(wire, lines), onPolled: (id: string, state: PollState) => replication.savePollState(id, state) } : {}),
     });
   }
 

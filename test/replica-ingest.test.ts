@@ -24,6 +24,8 @@ const POLL_SEC = 2;
 let devnet: Devnet;
 let redis: LocalRedis;
 let publisher: Publisher;
+/** A publisher that answers every poll with 503 and Retry-After: 600. */
+let refusing: Publisher;
 let sourcesFile: string;
 const replicas = new Map<string, ServiceProcess>();
 
@@ -71,11 +73,12 @@ async function subscribe(r: ServiceProcess, payer: number) {
 }
 
 before(async () => {
-  [devnet, redis, publisher] = await Promise.all([startDevnet({ payers: 2 }), startRedis(), startPublisher()]);
+  [devnet, redis, publisher, refusing] = await Promise.all([startDevnet({ payers: 2 }), startRedis(), startPublisher(), startPublisher({ refuse: { status: 503, retryAfterSec: 600 } })]);
   const dir = mkdtempSync(join(tmpdir(), 'wires-ingest-'));
   sourcesFile = join(dir, 'sources.json');
   // Port 9 on loopback is closed: every other source fails at once, without leaving the box.
-  const overrides = Object.fromEntries(SOURCES.map((s) => [s.id, s.id === 'yahoo-finance' ? publisher.url : `http://127.0.0.1:9/${s.id}`]));
+  const url = (id: string) => ({ 'yahoo-finance': publisher.url, 'marketwatch-pulse': refusing.url })[id] ?? `http://127.0.0.1:9/${id}`;
+  const overrides = Object.fromEntries(SOURCES.map((s) => [s.id, url(s.id)]));
   writeFileSync(sourcesFile, JSON.stringify(overrides));
   const first = await startReplica('r1');
   await until('r1 to lead', async () => (await health(first)).replica.role === 'leader');
@@ -85,6 +88,7 @@ before(async () => {
 after(async () => {
   await Promise.all([...replicas.values()].map((r) => r.kill('SIGKILL')));
   await publisher?.close();
+  await refusing?.close();
   await redis?.stop();
   await devnet?.stop();
 });
@@ -108,10 +112,13 @@ test('one leader polls; the others apply what it publishes, and a subscriber on 
   sub.close();
 });
 
-test('SIGKILL of the leader: another polls within the lease and one poll; nothing is lost or pushed twice', async () => {
+test('SIGKILL of the leader: another polls within the lease and one poll, conditionally, and leaves alone a source that asked for it; nothing is lost or pushed twice', async () => {
   const sub = await subscribe(replicas.get('r3')!, 1);
   publisher.add('story before the kill');
   await sub.got('story before the kill');
+  await until('the leader to poll once more after the story (its validator now names it)', async () => publisher.requests.at(-1)?.ifNoneMatch === `"${publisher.items.length}"`);
+  assert.ok(refusing.requests.length > 0, 'the refusing source was polled, and asked for 600 s');
+  const validator = `"${publisher.items.length}"`;
 
   await replicas.get('r1')!.kill('SIGKILL');
   const killedAt = performance.now();
@@ -119,6 +126,8 @@ test('SIGKILL of the leader: another polls within the lease and one poll; nothin
   publisher.add('story during the failover');
   const newLeader = await until('a new leader to poll', async () => [...pollers(killedAt)].find((p) => p === 'r2' || p === 'r3'));
   const failoverMs = performance.now() - killedAt;
+  const first = publisher.requests.find((r) => r.at >= killedAt)!;
+  assert.equal(first.ifNoneMatch, validator, 'the new leader polls with the validator the killed one got');
   assert.ok(failoverMs < (LEASE_SEC + POLL_SEC + 2) * 1000, `the first poll by ${newLeader} came ${Math.round(failoverMs)} ms after the kill`);
   await sub.got('story during the failover');
   publisher.add('story after the failover');
@@ -126,6 +135,11 @@ test('SIGKILL of the leader: another polls within the lease and one poll; nothin
 
   const titles = sub.received.filter((i) => !i.update).map((i) => i.item.title);
   assert.equal(new Set(titles).size, titles.length, `each item pushed once: ${titles.join(', ')}`);
+  assert.deepEqual(
+    refusing.requests.filter((r) => r.at >= killedAt),
+    [],
+    'the source that asked for 600 s is not polled by the new leader',
+  );
   assert.equal((await health(replicas.get(newLeader!)!)).replica.role, 'leader');
   sub.close();
 });

@@ -20,7 +20,7 @@ import type { Span } from './parse/index.js';
 import { buildRequest } from './requests.js';
 import type { WebSub, PushStatus } from './websub.js';
 import type { WireIndex } from '../search/wire-index.js';
-import { steadyNow, wallOf } from '../clock.js';
+import { steadyNow, steadyOf, wallOf } from '../clock.js';
 
 export type PollRunner = (task: PollTask) => Promise<PollResult>;
 
@@ -77,6 +77,26 @@ export interface SourceStatus {
   delivery: PushStatus | null;
 }
 
+/**
+ * What one source's schedule has learnt, as a new leader takes it over from the previous one
+ * (replica mode): its validators, so the next poll is conditional; its interval and when it is
+ * next due; and its back-off, so a source that asked to be left alone is not polled again at
+ * once. Times are wall-clock milliseconds: another process's steady clock means nothing here.
+ */
+export interface PollState {
+  etag?: string;
+  lastModified?: string;
+  intervalMs: number;
+  intervalReason: string;
+  lastNewAt: number | null;
+  nextAt: number;
+  notBefore: number;
+  consecutiveFailures: number;
+  lastAttempt: number | null;
+  lastSuccess: number | null;
+  marker: { time: number; id: string | null } | null;
+}
+
 type Def = SourceDef & { wire: { id: string; tier: Tier; retention: string; paid: { path: string }[] } };
 
 interface SourceRuntime {
@@ -129,6 +149,8 @@ export interface SchedulerOptions {
   websub?: WebSub | null;
   /** Told the lines of the items each document stored (new or changed): replica mode publishes them to the other replicas. */
   onApplied?: (wire: string, lines: Uint8Array[]) => void;
+  /** Told each source's schedule after each of its polls: replica mode keeps it for the next leader. */
+  onPolled?: (sourceId: string, state: PollState) => void;
 }
 
 export class Scheduler {
@@ -136,6 +158,8 @@ export class Scheduler {
   private readonly byId = new Map<string, SourceRuntime>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The schedule came from a previous leader (`restore`): the first round polls only what is due. */
+  private restored = false;
   /** True once the first round has polled every source once. */
   firstRunDone = false;
   private resolveFirstRun!: () => void;
@@ -186,7 +210,8 @@ export class Scheduler {
   /** Polls every source now, then each when it is due, until stopped (again after a stop: a replica that becomes the leader once more). */
   start(): void {
     this.stopped = false;
-    void this.runOnce().then(() => {
+    clearInterval(this.timer);
+    void (this.restored ? Promise.resolve() : this.runOnce()).then(() => {
       this.firstRunDone = true;
       this.resolveFirstRun();
     });
@@ -205,6 +230,47 @@ export class Scheduler {
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+  }
+
+  /**
+   * Takes over the schedule a previous leader left (see PollState), before `start`. A source
+   * without one is polled at the first tick.
+   */
+  restore(states: ReadonlyMap<string, PollState>): void {
+    for (const [id, p] of states) {
+      const s = this.byId.get(id);
+      if (!s || s.inFlight) continue;
+      const steady = (t: number | null) => (t === null ? null : steadyOf(t));
+      s.etag = p.etag;
+      s.lastModified = p.lastModified;
+      s.intervalMs = Math.min(s.ceilingMs, Math.max(s.floorMs, p.intervalMs));
+      s.intervalReason = p.intervalReason;
+      s.lastNewAt = steady(p.lastNewAt);
+      s.nextAt = steadyOf(p.nextAt);
+      s.notBefore = steadyOf(p.notBefore);
+      s.consecutiveFailures = p.consecutiveFailures;
+      s.lastAttempt = steady(p.lastAttempt);
+      s.lastSuccess = steady(p.lastSuccess);
+      if (p.marker) s.marker = p.marker;
+    }
+    this.restored = true;
+  }
+
+  private pollState(s: SourceRuntime): PollState {
+    const wall = (t: number | null) => (t === null ? null : wallOf(t));
+    return {
+      ...(s.etag !== undefined && { etag: s.etag }),
+      ...(s.lastModified !== undefined && { lastModified: s.lastModified }),
+      intervalMs: s.intervalMs,
+      intervalReason: s.intervalReason,
+      lastNewAt: wall(s.lastNewAt),
+      nextAt: wallOf(s.nextAt),
+      notBefore: wallOf(s.notBefore),
+      consecutiveFailures: s.consecutiveFailures,
+      lastAttempt: wall(s.lastAttempt),
+      lastSuccess: wall(s.lastSuccess),
+      marker: s.marker,
+    };
   }
 
   /** Polls every source that is not in flight or backing off, whatever its interval; resolves when all are applied. */
@@ -239,6 +305,7 @@ export class Scheduler {
       s.inFlight = false;
       const jitter = 1 + (Math.random() - 0.5) * 0.2;
       s.nextAt = (s.lastAttempt ?? steadyNow()) + this.effectiveIntervalMs(s) * jitter;
+      if (!this.stopped) this.opts.onPolled?.(s.def.id, this.pollState(s));
     }
   }
 

@@ -21,6 +21,12 @@ const MAX_CLIENTS = 100_000;
 
 export class FailureBudget {
   private readonly buckets = new Map<string, Bucket>();
+  /**
+   * Replica mode: told each failure charged here, so the other replicas charge it too
+   * (src/replica/failure-share.ts). The budget is still enforced from this table alone: no
+   * payment waits on another replica.
+   */
+  share: ((client: string) => void) | null = null;
 
   constructor(
     private readonly burst: number,
@@ -47,8 +53,15 @@ export class FailureBudget {
   /** Charges one failed payment to the client. */
   charge(client: string, nowMs: number): void {
     if (!this.enabled) return;
+    this.share?.(client);
+    this.chargeShared(client, nowMs);
+  }
+
+  /** Charges `n` failures another replica saw (not shared again). */
+  chargeShared(client: string, nowMs: number, n = 1): void {
+    if (!this.enabled) return;
     const b = this.refill(client, nowMs) ?? { tokens: this.burst, at: nowMs };
-    b.tokens = Math.max(0, b.tokens - 1);
+    b.tokens = Math.max(0, b.tokens - n);
     // Re-inserted: Map order is then least recently charged first, for eviction.
     this.buckets.delete(client);
     this.buckets.set(client, b);

@@ -1,17 +1,23 @@
 /**
  * Replica mode's ingest side: the leader lease (lease.ts) and the item stream
- * (item-stream.ts) over two connections of their own, and what /health says about them.
+ * (item-stream.ts) over two connections of their own, and what /health says about them;
+ * also the failed-payment budget's charges, shared (failure-share.ts).
  */
 import type { RedisConfig } from '../config.js';
-import type { Scheduler } from '../ingest/scheduler.js';
+import type { PollState, Scheduler } from '../ingest/scheduler.js';
+import { log } from '../log.js';
+import type { FailureBudget } from '../pay/failure-budget.js';
 import type { WireIndex } from '../search/wire-index.js';
+import { shareFailures } from './failure-share.js';
 import { ItemStream } from './item-stream.js';
 import { LeaderLease } from './lease.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, warnOnChange } from './redis.js';
 
 export interface Replication {
   /** Publishes what the leader's polls stored. */
   publish(wire: string, lines: Uint8Array[]): void;
+  /** Keeps a source's schedule after the leader polled it, for the next leader. */
+  savePollState(sourceId: string, state: PollState): void;
   /** Polls with `scheduler` while this replica holds the lease (only when INGEST is on). */
   lead(scheduler: Scheduler): void;
   readonly caughtUp: boolean;
@@ -19,9 +25,13 @@ export interface Replication {
   stop(): Promise<void>;
 }
 
-/** `ingest`: this replica polls when it leads; without it, it never takes the lease. */
-export async function startReplication(config: RedisConfig, wires: ReadonlyMap<string, WireIndex>, ingest: boolean): Promise<Replication> {
+/**
+ * `ingest`: this replica polls when it leads; without it, it never takes the lease.
+ * `failures`: the payment core's failed-payment budget (none without payments).
+ */
+export async function startReplication(config: RedisConfig, wires: ReadonlyMap<string, WireIndex>, ingest: boolean, failures?: FailureBudget): Promise<Replication> {
   const [redis, reader] = await Promise.all([connectRedis(config.url, 'wires-lease'), connectRedis(config.url, 'wires-items', BLOCK_TIMEOUT_MS)]);
+  const shared = failures ? await shareFailures(redis, config.url, `${config.prefix}failures`, config.replicaId, failures) : null;
   let scheduler: Scheduler | null = null;
   const lease = new LeaderLease({
     redis,
@@ -29,16 +39,41 @@ export async function startReplication(config: RedisConfig, wires: ReadonlyMap<s
     replicaId: config.replicaId,
     leaseMs: config.leaseMs,
     candidate: ingest,
-    onChange: (leading) => (leading ? scheduler?.start() : scheduler?.stop()),
+    onChange: (leading) => (leading ? void takeOver() : scheduler?.stop()),
   });
+  const statesKey = `${config.prefix}sources`;
+  const warnSave = warnOnChange('replica: a source schedule could not be saved');
+  /** Leading now: the previous leader's schedules first, so nothing is polled before it is due. */
+  async function takeOver(): Promise<void> {
+    const s = scheduler;
+    if (!s) return;
+    try {
+      const saved = await redis.hgetall(statesKey);
+      const states = new Map<string, PollState>();
+      for (const [id, json] of Object.entries(saved)) {
+        try {
+          states.set(id, JSON.parse(json) as PollState);
+        } catch {
+          // A field this version cannot read: that source is polled at once, as on a first start.
+        }
+      }
+      s.restore(states);
+    } catch (err) {
+      log.warn("replica: the previous leader's schedules could not be read; polling every source now", { error: (err as Error).message });
+    }
+    if (lease.leading) s.start();
+  }
   const items = new ItemStream({ redis, reader, prefix: config.prefix, wires, token: lease.token, leadKey: lease.leadKey, leaseMs: config.leaseMs, onDeposed: () => lease.deposed() });
   const following = items.follow();
   lease.start();
   return {
     publish: (wire, lines) => items.publish(wire, lines),
+    savePollState(sourceId, state) {
+      redis.hset(statesKey, sourceId, JSON.stringify(state)).catch(warnSave);
+    },
     lead(s) {
       scheduler = s;
-      if (lease.leading) s.start();
+      if (lease.leading) void takeOver();
     },
     get caughtUp() {
       return items.caughtUp;
@@ -48,6 +83,7 @@ export async function startReplication(config: RedisConfig, wires: ReadonlyMap<s
       return { role: lease.leading ? 'leader' : 'follower', leader: lease.leader, replicas_alive: lease.alive, caught_up: items.caughtUp, applied: items.applied, apply_lag_ms: { p50, p99 } };
     },
     async stop() {
+      shared?.stop();
       await lease.stop();
       items.stop();
       reader.disconnect();

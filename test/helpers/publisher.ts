@@ -13,6 +13,8 @@ export interface PublisherOptions {
   headers?: Record<string, string>;
   /** Every request finds a new story (a feed that changes on every poll). */
   newOnEveryRequest?: boolean;
+  /** Every request is refused with this status and a Retry-After (a publisher asking to be left alone). */
+  refuse?: { status: number; retryAfterSec: number };
 }
 
 export interface Publisher {
@@ -21,8 +23,8 @@ export interface Publisher {
   /** The stories, oldest first; the feed lists the newest 30. */
   items: { title: string; at: number }[];
   add(title: string): void;
-  /** Every request: when (monotonic ms and wall-clock ms), its path and User-Agent. */
-  requests: { at: number; wall: number; path: string; userAgent: string | undefined }[];
+  /** Every request: when (monotonic ms and wall-clock ms), its path, User-Agent and If-None-Match. */
+  requests: { at: number; wall: number; path: string; userAgent: string | undefined; ifNoneMatch: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -31,7 +33,8 @@ export async function startPublisher(opts: PublisherOptions = {}): Promise<Publi
   const requests: Publisher['requests'] = [];
   let url = '';
   const server: Server = createServer((req, res) => {
-    requests.push({ at: performance.now(), wall: Date.now(), path: req.url ?? '', userAgent: req.headers['user-agent'] });
+    requests.push({ at: performance.now(), wall: Date.now(), path: req.url ?? '', userAgent: req.headers['user-agent'], ifNoneMatch: req.headers['if-none-match'] });
+    if (opts.refuse) return void res.writeHead(opts.refuse.status, { 'Retry-After': String(opts.refuse.retryAfterSec) }).end();
     if (opts.newOnEveryRequest) items.push({ title: `Story ${requests.length}`, at: Date.now() });
     const etag = `"${items.length}"`;
     if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { ETag: etag, ...opts.headers }).end();
