@@ -145,9 +145,8 @@ function buildHealth(
 /** Why WebSub is on or off, as /health says it. */
 function websubState(config: Readonly<Config>): string {
   if (!config.websub) return 'off (WEBSUB=0)';
-  if (config.redis) return 'off in replica mode: a hub would call back any replica, and only the leader knows the subscriptions';
   if (config.publicUrlDefaulted) return 'off: PUBLIC_URL is not set, so no hub can reach a callback';
-  return `on: callbacks under ${config.publicUrl}/websub/`;
+  return `on: callbacks under ${config.publicUrl}/websub/${config.redis ? ' (any replica takes them and relays them to the leader)' : ''}`;
 }
 
 /** Loads the native HTTP layer, or refuses to start saying why (there is no slow fallback). */
@@ -212,11 +211,25 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     await loadSnapshots(config.dataDir, wires);
   }
 
-  // Replica mode: items arrive from the leader's stream, and this replica polls only while it leads.
-  const replication = config.redis ? await startReplication(config.redis, wires, config.ingest, pay?.payments.failures) : null;
-  let pool: Piscina | null = null;
+  const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);
   let scheduler: Scheduler | null = null;
-  let websub: WebSub | null = null;
+  // Only a replica that polls subscribes to hubs; a notification goes the way a polled document goes.
+  const pushOn = config.websub && !config.publicUrlDefaulted;
+  const websub = config.ingest
+    ? new WebSub({
+        publicUrl: pushOn ? config.publicUrl : null,
+        offReason: websubState(config),
+        maxBodyBytes: fetcher.maxBodyBytes,
+        userAgent: config.userAgent,
+        deliver: (id, body, type, topic) => void scheduler?.deliver(id, body, type, topic),
+      })
+    : null;
+  // Replica mode: items arrive from the leader's stream, this replica polls only while it
+  // leads, and the WebSub callbacks it receives are relayed to the leader's subscriber.
+  const replication = config.redis
+    ? await startReplication(config.redis, { wires, ingest: config.ingest, failures: pay?.payments.failures, websub: pushOn ? { local: websub, maxBodyBytes: fetcher.maxBodyBytes } : null })
+    : null;
+  let pool: Piscina | null = null;
   if (config.ingest) {
     pool = new Piscina({
       filename: new URL('./ingest/poll-task.js', import.meta.url).href,
@@ -233,15 +246,6 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       workerData: { budgets: new HostBudgets().buffer },
     });
     const runner = pool;
-    const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);
-    const pushOn = config.websub && !config.publicUrlDefaulted && !config.redis;
-    websub = new WebSub({
-      publicUrl: pushOn ? config.publicUrl : null,
-      offReason: websubState(config),
-      maxBodyBytes: fetcher.maxBodyBytes,
-      userAgent: config.userAgent,
-      deliver: (id, body, type, topic) => void scheduler?.deliver(id, body, type, topic),
-    });
     scheduler = new Scheduler({
       run: (task: PollTask) => runner.run(task) as Promise<PollResult>,
       wires,
@@ -262,7 +266,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt),
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
-    websub,
+    websub: replication?.websub ?? websub,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
     metrics: (requests: RequestStats, stream: StreamEndpoint) =>
       createRegistry({

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startRedis, type LocalRedis } from '../src/devnet/redis.js';
-import type { AcceptedRecord, PendingPayment } from '../src/pay/journal.js';
+import type { PendingPayment } from '../src/pay/journal.js';
 import { LocalStore } from '../src/pay/local-store.js';
 import type { PaymentPayload } from '../src/pay/payment-header.js';
 import { RedisStore } from '../src/pay/redis-store.js';
-import { fingerprintOf, type NewClaim, type PaymentStore } from '../src/pay/store.js';
+import type { NewClaim, PaymentStore } from '../src/pay/store.js';
 import { generatePrivateKey } from 'viem/accounts';
-import { offerFor, signPayment } from './helpers/payments.js';
+import { claimOf, signPayment } from './helpers/payments.js';
 import { until } from './helpers/until.js';
 
 let redis: LocalRedis;
@@ -68,25 +68,7 @@ const KINDS: Kind[] = [
 async function newClaim(opts: { paymentId?: string; privateKey?: `0x${string}`; limit?: bigint | null } = {}): Promise<NewClaim> {
   const { payload } = await signPayment({ amount: '5000', ...(opts.privateKey ? { privateKey: opts.privateKey } : {}) });
   if (opts.paymentId) payload.extensions = { 'payment-identifier': { info: { required: false, id: opts.paymentId } } };
-  const a = payload.payload.authorization;
-  const record: AcceptedRecord = {
-    t: 'accepted',
-    id: `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`,
-    at: Date.now(),
-    payer: a.from,
-    amount: a.value,
-    requestKey: '/cve/latest []',
-    mode: 'optimistic',
-    payload: payload as PaymentPayload,
-    requirements: offerFor('5000'),
-  };
-  return {
-    record,
-    fingerprint: fingerprintOf(payload as PaymentPayload),
-    paymentId: opts.paymentId ?? null,
-    expiresAt: Number(a.validBefore) * 1000 + 60_000,
-    limit: opts.limit === undefined ? 1_000_000n : opts.limit,
-  };
+  return claimOf(payload as PaymentPayload, opts);
 }
 
 const id = (n: number) => `contract_${n}_${'x'.repeat(16)}`;

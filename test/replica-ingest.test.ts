@@ -1,8 +1,10 @@
 /**
- * One ingesting leader for several replicas, for real: redis-server, a publisher (an RSS feed
- * over loopback HTTP, the only source that answers; every other source points at a closed
- * loopback port), the devnet for paid streams, and replica processes. Each replica polls with
- * its own User-Agent, so the publisher's log says which one polled.
+ * One ingesting leader for several replicas, for real: redis-server, publishers (RSS feeds
+ * over loopback HTTP: one plain, one that refuses with 503, one that names a WebSub hub; every
+ * other source points at a closed loopback port), a WebSub hub, the devnet for paid streams,
+ * and replica processes. Each replica polls with its own User-Agent, so the publishers' logs
+ * say which one polled. PUBLIC_URL names r2, which never ingests: every hub callback reaches
+ * a replica that does not lead, as behind a load balancer it may.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,9 +16,11 @@ import { WiresClient } from '../src/client/client.js';
 import type { StreamItem } from '../src/client/stream.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { startRedis, type LocalRedis } from '../src/devnet/redis.js';
+import { freePort } from './helpers/loopback.js';
 import { startPublisher, type Publisher } from './helpers/publisher.js';
 import { spawnService, type ServiceProcess } from './helpers/spawn-service.js';
 import { until } from './helpers/until.js';
+import { startWebSubHub, type WebSubHub } from './helpers/websub-hub.js';
 
 const LEASE_SEC = 2;
 const POLL_SEC = 2;
@@ -26,6 +30,11 @@ let redis: LocalRedis;
 let publisher: Publisher;
 /** A publisher that answers every poll with 503 and Retry-After: 600. */
 let refusing: Publisher;
+let hub: WebSubHub;
+/** A publisher that names the hub. */
+let pushed: Publisher;
+/** r2's port, which PUBLIC_URL names. */
+let publicPort: number;
 let sourcesFile: string;
 const replicas = new Map<string, ServiceProcess>();
 
@@ -36,8 +45,9 @@ interface Health {
 }
 const health = async (r: ServiceProcess) => (await (await fetch(`${r.url}/health`)).json()) as Health;
 
-async function startReplica(id: string): Promise<ServiceProcess> {
+async function startReplica(id: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const r = await spawnService({
+    PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
     DATA_DIR: mkdtempSync(join(tmpdir(), `wires-ingest-${id}-`)),
     WIRES_SOURCES: sourcesFile,
     POLL_FLOOR_SEC: '1',
@@ -49,6 +59,7 @@ async function startReplica(id: string): Promise<ServiceProcess> {
     PAY_TO_ADDRESS: devnet.payTo,
     FACILITATOR_URL: devnet.facilitatorUrl,
     SETTLEMENT: 'optimistic',
+    ...env,
   });
   replicas.set(id, r);
   return r;
@@ -73,22 +84,34 @@ async function subscribe(r: ServiceProcess, payer: number) {
 }
 
 before(async () => {
-  [devnet, redis, publisher, refusing] = await Promise.all([startDevnet({ payers: 2 }), startRedis(), startPublisher(), startPublisher({ refuse: { status: 503, retryAfterSec: 600 } })]);
+  [devnet, redis, publisher, refusing, hub, publicPort] = await Promise.all([
+    startDevnet({ payers: 2 }),
+    startRedis(),
+    startPublisher(),
+    startPublisher({ refuse: { status: 503, retryAfterSec: 600 } }),
+    startWebSubHub(),
+    freePort(),
+  ]);
+  pushed = await startPublisher({ hub: hub.url });
   const dir = mkdtempSync(join(tmpdir(), 'wires-ingest-'));
   sourcesFile = join(dir, 'sources.json');
   // Port 9 on loopback is closed: every other source fails at once, without leaving the box.
-  const url = (id: string) => ({ 'yahoo-finance': publisher.url, 'marketwatch-pulse': refusing.url })[id] ?? `http://127.0.0.1:9/${id}`;
+  const url = (id: string) => ({ 'yahoo-finance': publisher.url, 'marketwatch-pulse': refusing.url, techcrunch: pushed.url })[id] ?? `http://127.0.0.1:9/${id}`;
   const overrides = Object.fromEntries(SOURCES.map((s) => [s.id, url(s.id)]));
   writeFileSync(sourcesFile, JSON.stringify(overrides));
+  // r2 first: the hub verifies the leader's first subscription through it.
+  await startReplica('r2', { INGEST: '0', PORT: String(publicPort) });
   const first = await startReplica('r1');
   await until('r1 to lead', async () => (await health(first)).replica.role === 'leader');
-  await Promise.all([startReplica('r2'), startReplica('r3')]);
+  await startReplica('r3');
 });
 
 after(async () => {
   await Promise.all([...replicas.values()].map((r) => r.kill('SIGKILL')));
   await publisher?.close();
   await refusing?.close();
+  await pushed?.close();
+  await hub?.close();
   await redis?.stop();
   await devnet?.stop();
 });
@@ -109,6 +132,30 @@ test('one leader polls; the others apply what it publishes, and a subscriber on 
     const counts = (await Promise.all([r1!, r2!, r3!].map(health))).map((h) => h.wires.news!.items);
     return counts.every((c) => c === counts[0] && c > 0);
   });
+  sub.close();
+});
+
+test('WebSub: the leader subscribes, the hub calls back a follower, which relays to the leader; a pushed story reaches a subscriber on a third replica', async () => {
+  const [r1, r3] = [replicas.get('r1')!, replicas.get('r3')!];
+  const subscription = await hub.waitForSubscription(pushed.url, 15_000);
+  assert.equal(subscription.callback, `http://127.0.0.1:${publicPort}/websub/techcrunch`);
+  const delivery = async () =>
+    ((await (await fetch(`${r1.url}/sources`)).json()) as { id: string; state: { delivery: { mode: string; notifications: number } } }[]).find((s) => s.id === 'techcrunch')!.state.delivery;
+  await until('the leader to hold the subscription', async () => (await delivery()).mode === 'push');
+
+  const sub = await subscribe(r3, 0);
+  const since = performance.now();
+  pushed.add('story pushed through a follower');
+  assert.deepEqual(await hub.publish(pushed.url), [202], 'the follower answers with the leader’s answer');
+  await sub.got('story pushed through a follower');
+  assert.deepEqual(
+    pushed.requests.filter((r) => r.at >= since && r.userAgent?.includes('WiresTest')),
+    [],
+    'pushed, not polled',
+  );
+  assert.equal((await delivery()).notifications, 1);
+  // The leader judges the signature: a forged notification through the follower is refused.
+  assert.deepEqual(await hub.distribute(pushed.url, '<rss/>', 'application/rss+xml', { secret: 'forged' }), [403]);
   sub.close();
 });
 

@@ -44,7 +44,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
-import type { CallbackAnswer, WebSub } from '../ingest/websub.js';
+import type { CallbackAnswer, WebSubCallbacks } from '../ingest/websub.js';
 import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
@@ -63,8 +63,8 @@ export interface ServerDeps {
   metrics: (requests: RequestStats, stream: StreamEndpoint) => Registry;
   /** The wires, whose stored items /stream pushes. */
   wires: ReadonlyMap<string, WireIndex>;
-  /** The WebSub subscriber whose callbacks live under /websub/; null without ingestion. */
-  websub?: WebSub | null;
+  /** What answers the WebSub callbacks under /websub/: the subscriber, or the relay to the leader's; null without either. */
+  websub?: WebSubCallbacks | null;
   streamTiming?: StreamTiming;
 }
 
@@ -342,7 +342,9 @@ function websubHandler(deps: ServerDeps) {
         send(res, 'get', a.status, a.body, a.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : JSON_TYPE, [['Cache-Control', 'no-store']], close);
       });
     };
-    if (m === 'get') return answer(websub.verify(sourceId, new URLSearchParams(req.getQuery() ?? '')));
+    // Relayed to the leader in replica mode: answered when its answer comes back.
+    const reply = (a: CallbackAnswer | Promise<CallbackAnswer>) => (a instanceof Promise ? void a.then(answer) : answer(a));
+    if (m === 'get') return reply(websub.verify(sourceId, new URLSearchParams(req.getQuery() ?? '')));
     if (m !== 'post')
       return answer({ status: 405, body: JSON.stringify({ error: 'method_not_allowed', message: 'A WebSub callback takes GET (verification) and POST (notification).' }), contentType: 'json' });
     const headers = { signature: req.getHeader('x-hub-signature'), link: req.getHeader('link'), contentType: req.getHeader('content-type') };
@@ -362,7 +364,7 @@ function websubHandler(deps: ServerDeps) {
       }
       // uWS reuses the chunk's memory after this callback: copy it.
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) answer(websub.notify(sourceId, headers, Buffer.concat(chunks)));
+      if (isLast) reply(websub.notify(sourceId, headers, Buffer.concat(chunks)));
     });
   };
 }

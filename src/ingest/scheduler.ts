@@ -79,8 +79,8 @@ export interface SourceStatus {
 
 /**
  * What one source's schedule has learnt, as a new leader takes it over from the previous one
- * (replica mode): its validators, so the next poll is conditional; its interval and when it is
- * next due; and its back-off, so a source that asked to be left alone is not polled again at
+ * (replica mode): its validators, so the next poll is conditional; its interval and last poll,
+ * so it is due when it would have been; and its back-off, so a source that asked to be left alone is not polled again at
  * once. Times are wall-clock milliseconds: another process's steady clock means nothing here.
  */
 export interface PollState {
@@ -89,7 +89,6 @@ export interface PollState {
   intervalMs: number;
   intervalReason: string;
   lastNewAt: number | null;
-  nextAt: number;
   notBefore: number;
   consecutiveFailures: number;
   lastAttempt: number | null;
@@ -246,11 +245,13 @@ export class Scheduler {
       s.intervalMs = Math.min(s.ceilingMs, Math.max(s.floorMs, p.intervalMs));
       s.intervalReason = p.intervalReason;
       s.lastNewAt = steady(p.lastNewAt);
-      s.nextAt = steadyOf(p.nextAt);
       s.notBefore = steadyOf(p.notBefore);
       s.consecutiveFailures = p.consecutiveFailures;
       s.lastAttempt = steady(p.lastAttempt);
       s.lastSuccess = steady(p.lastSuccess);
+      // Due one interval after the last poll: the adaptive interval, not the slow check of a
+      // push the previous leader held (its subscriptions end with it).
+      s.nextAt = (s.lastAttempt ?? 0) + s.intervalMs;
       if (p.marker) s.marker = p.marker;
     }
     this.restored = true;
@@ -264,7 +265,6 @@ export class Scheduler {
       intervalMs: s.intervalMs,
       intervalReason: s.intervalReason,
       lastNewAt: wall(s.lastNewAt),
-      nextAt: wallOf(s.nextAt),
       notBefore: wallOf(s.notBefore),
       consecutiveFailures: s.consecutiveFailures,
       lastAttempt: wall(s.lastAttempt),

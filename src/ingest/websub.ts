@@ -63,6 +63,22 @@ export interface CallbackAnswer {
   contentType: string;
 }
 
+export interface NotificationHeaders {
+  signature: string;
+  link: string;
+  contentType: string;
+}
+
+/**
+ * What the callback route (`/websub/<source id>`) calls: the subscriber itself, or in replica
+ * mode a relay to the leader's (src/replica/websub-relay.ts), which answers later.
+ */
+export interface WebSubCallbacks {
+  readonly maxBodyBytes: number;
+  verify(sourceId: string, query: URLSearchParams): CallbackAnswer | Promise<CallbackAnswer>;
+  notify(sourceId: string, headers: NotificationHeaders, body: Uint8Array): CallbackAnswer | Promise<CallbackAnswer>;
+}
+
 interface Subscription {
   state: PushState;
   hub: string | null;
@@ -85,7 +101,7 @@ interface Subscription {
 
 const json = (status: number, error: string, message: string): CallbackAnswer => ({ status, body: JSON.stringify({ error, message }), contentType: 'application/json' });
 
-export class WebSub {
+export class WebSub implements WebSubCallbacks {
   private readonly subs = new Map<string, Subscription>();
   private stopped = false;
 
@@ -187,7 +203,7 @@ export class WebSub {
    * POST on the callback: a content distribution (§7). Taken only for an active subscription
    * with a valid signature of the exact body; anything else is refused and changes nothing.
    */
-  notify(sourceId: string, headers: { signature: string; link: string; contentType: string }, body: Uint8Array, now = steadyNow()): CallbackAnswer {
+  notify(sourceId: string, headers: NotificationHeaders, body: Uint8Array, now = steadyNow()): CallbackAnswer {
     const s = this.subs.get(sourceId);
     const refuse = (status: number, error: string, message: string) => {
       if (s) s.refused++;
@@ -233,6 +249,17 @@ export class WebSub {
   stop(): void {
     this.stopped = true;
     for (const s of this.subs.values()) clearTimeout(s.timer);
+  }
+
+  /**
+   * Forgets every subscription (replica mode: this replica no longer leads). The hubs go on
+   * calling back until their leases end, and the next leader, subscribing the same callback
+   * and topic anew, replaces them (W3C WebSub §5.1); until then a notification is refused as
+   * unknown and the source is polled.
+   */
+  forget(): void {
+    for (const s of this.subs.values()) clearTimeout(s.timer);
+    this.subs.clear();
   }
 
   private sub(sourceId: string): Subscription {

@@ -11,7 +11,8 @@
  */
 import { steadyNow } from '../clock.js';
 import type { FailureBudget } from '../pay/failure-budget.js';
-import { connectRedis, type Redis, warnOnChange } from './redis.js';
+import type { Channels } from './channels.js';
+import { type Redis, warnOnChange } from './redis.js';
 
 const BATCH_MS = 50;
 /** Distinct addresses per batch at most: beyond it (a flood of addresses), the rest are charged here only. */
@@ -27,16 +28,13 @@ export interface FailureShare {
   stop(): void;
 }
 
-export async function shareFailures(redis: Redis, url: string, channel: string, replicaId: string, budget: FailureBudget): Promise<FailureShare> {
+export async function shareFailures(redis: Redis, channels: Channels, channel: string, replicaId: string, budget: FailureBudget): Promise<FailureShare> {
   if (!budget.enabled) return { stop() {} };
-  const sub = await connectRedis(url, 'wires-failures');
   const warn = warnOnChange('failed-payment budget: sharing failed');
-  // Subscribed again at each reconnection (ioredis also resubscribes; the repeat is harmless).
-  sub.on('ready', () => void sub.subscribe(channel).catch(warn));
-  sub.on('message', (_channel: string, message: string) => {
+  await channels.listen(channel, (message) => {
     let batch: Batch;
     try {
-      batch = JSON.parse(message) as Batch;
+      batch = JSON.parse(message.toString()) as Batch;
     } catch {
       return;
     }
@@ -63,7 +61,6 @@ export async function shareFailures(redis: Redis, url: string, channel: string, 
     stop() {
       budget.share = null;
       if (timer) clearTimeout(timer);
-      sub.disconnect();
     },
   };
 }

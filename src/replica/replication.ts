@@ -1,17 +1,21 @@
 /**
- * Replica mode's ingest side: the leader lease (lease.ts) and the item stream
- * (item-stream.ts) over two connections of their own, and what /health says about them;
- * also the failed-payment budget's charges, shared (failure-share.ts).
+ * Replica mode's ingest side: the leader lease (lease.ts), the item stream (item-stream.ts)
+ * and the sources' schedules, and what /health says about them. Also what rides on the
+ * replicas' pub/sub channels (channels.ts): the failed-payment budget's charges
+ * (failure-share.ts) and the WebSub callbacks relayed to the leader (websub-relay.ts).
  */
 import type { RedisConfig } from '../config.js';
 import type { PollState, Scheduler } from '../ingest/scheduler.js';
+import type { WebSub, WebSubCallbacks } from '../ingest/websub.js';
 import { log } from '../log.js';
 import type { FailureBudget } from '../pay/failure-budget.js';
 import type { WireIndex } from '../search/wire-index.js';
+import { Channels } from './channels.js';
 import { shareFailures } from './failure-share.js';
 import { ItemStream } from './item-stream.js';
 import { LeaderLease } from './lease.js';
 import { connectRedis, warnOnChange } from './redis.js';
+import { WebSubRelay } from './websub-relay.js';
 
 export interface Replication {
   /** Publishes what the leader's polls stored. */
@@ -21,17 +25,27 @@ export interface Replication {
   /** Polls with `scheduler` while this replica holds the lease (only when INGEST is on). */
   lead(scheduler: Scheduler): void;
   readonly caughtUp: boolean;
+  /** What answers this replica's WebSub callbacks (null: push is off). */
+  readonly websub: WebSubCallbacks | null;
   health(): { role: 'leader' | 'follower'; leader: string | null; replicas_alive: number; caught_up: boolean; applied: number; apply_lag_ms: { p50: number | null; p99: number | null } };
   stop(): Promise<void>;
 }
 
-/**
- * `ingest`: this replica polls when it leads; without it, it never takes the lease.
- * `failures`: the payment core's failed-payment budget (none without payments).
- */
-export async function startReplication(config: RedisConfig, wires: ReadonlyMap<string, WireIndex>, ingest: boolean, failures?: FailureBudget): Promise<Replication> {
-  const [redis, reader] = await Promise.all([connectRedis(config.url, 'wires-lease'), connectRedis(config.url, 'wires-items', BLOCK_TIMEOUT_MS)]);
-  const shared = failures ? await shareFailures(redis, config.url, `${config.prefix}failures`, config.replicaId, failures) : null;
+export interface ReplicaParts {
+  wires: ReadonlyMap<string, WireIndex>;
+  /** This replica polls when it leads; without it, it never takes the lease. */
+  ingest: boolean;
+  /** The payment core's failed-payment budget (none without payments). */
+  failures: FailureBudget | undefined;
+  /** WebSub push: this replica's subscriber (null when it does not ingest), and the callbacks' body cap; null when push is off. */
+  websub: { local: WebSub | null; maxBodyBytes: number } | null;
+}
+
+export async function startReplication(config: RedisConfig, parts: ReplicaParts): Promise<Replication> {
+  const { wires, ingest, failures } = parts;
+  const [redis, reader, channels] = await Promise.all([connectRedis(config.url, 'wires-lease'), connectRedis(config.url, 'wires-items', BLOCK_TIMEOUT_MS), Channels.open(config.url)]);
+  const shared = failures ? await shareFailures(redis, channels, `${config.prefix}failures`, config.replicaId, failures) : null;
+  const relay = parts.websub ? await WebSubRelay.open(redis, channels, config.prefix, config.replicaId, parts.websub.maxBodyBytes, parts.websub.local) : null;
   let scheduler: Scheduler | null = null;
   const lease = new LeaderLease({
     redis,
@@ -39,7 +53,11 @@ export async function startReplication(config: RedisConfig, wires: ReadonlyMap<s
     replicaId: config.replicaId,
     leaseMs: config.leaseMs,
     candidate: ingest,
-    onChange: (leading) => (leading ? void takeOver() : scheduler?.stop()),
+    onChange: (leading) => {
+      void relay?.lead(leading);
+      if (leading) void takeOver();
+      else scheduler?.stop();
+    },
   });
   const statesKey = `${config.prefix}sources`;
   const warnSave = warnOnChange('replica: a source schedule could not be saved');
@@ -75,6 +93,7 @@ export async function startReplication(config: RedisConfig, wires: ReadonlyMap<s
       scheduler = s;
       if (lease.leading) void takeOver();
     },
+    websub: relay,
     get caughtUp() {
       return items.caughtUp;
     },
@@ -84,6 +103,7 @@ export async function startReplication(config: RedisConfig, wires: ReadonlyMap<s
     },
     async stop() {
       shared?.stop();
+      channels.close();
       await lease.stop();
       items.stop();
       reader.disconnect();

@@ -8,6 +8,8 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { NETWORK, USDC_BASE, USDC_DOMAIN, type PaymentRequirements } from '../../src/pay/offer.js';
 import { CHAIN_ID } from '../../src/pay/verify.js';
 import type { PaymentPayload } from '../../src/pay/payment-header.js';
+import type { AcceptedRecord } from '../../src/pay/journal.js';
+import { fingerprintOf, type NewClaim } from '../../src/pay/store.js';
 import { PAY_TO } from './service.js';
 
 export const USDC_EIP712_DOMAIN = { ...USDC_DOMAIN, chainId: CHAIN_ID, verifyingContract: USDC_BASE } as const;
@@ -76,3 +78,26 @@ export async function signPayment(o: SignOptions): Promise<{ payload: PaymentPay
 
 export const encodePayment = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString('base64');
 export const decodeHeader = (value: string | null) => JSON.parse(Buffer.from(value ?? '', 'base64').toString('utf8'));
+
+/** The claim the payment core makes of a signed payment for a preview-priced call (as payments.ts builds it). */
+export function claimOf(payload: PaymentPayload, opts: { paymentId?: string | null; limit?: bigint | null } = {}): NewClaim {
+  const a = payload.payload.authorization;
+  const record: AcceptedRecord = {
+    t: 'accepted',
+    id: `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`,
+    at: Date.now(),
+    payer: a.from,
+    amount: a.value,
+    requestKey: '/cve/latest []',
+    mode: 'optimistic',
+    payload,
+    requirements: offerFor(a.value),
+  };
+  return {
+    record,
+    fingerprint: fingerprintOf(payload),
+    paymentId: opts.paymentId ?? null,
+    expiresAt: Number(a.validBefore) * 1000 + 60_000,
+    limit: opts.limit === undefined ? 1_000_000n : opts.limit,
+  };
+}
