@@ -118,6 +118,8 @@ export interface MetricSources {
   tables?: () => Iterable<[string, number]>;
   /** Times optional memory was dropped with the heap near its limit. */
   sheds?: () => number;
+  /** Connections refused near the file-descriptor limit (connection-guard.ts). */
+  connectionsRefused?: () => number;
 }
 
 /**
@@ -229,6 +231,10 @@ export function createRegistry(src: MetricSources): Registry {
   if (src.sheds) {
     const sheds = src.sheds;
     counter('wires_memory_sheds_total', 'Times the heap neared its limit and preview answers and retry bodies were dropped.', [], (c) => c.inc(sheds()));
+  }
+  if (src.connectionsRefused) {
+    const refused = src.connectionsRefused;
+    counter('wires_connections_refused_total', 'New connections answered 503 too_many_connections because open file descriptors neared the limit.', [], (c) => c.inc(refused()));
   }
   if (src.tables) {
     const tables = src.tables;

@@ -3,7 +3,6 @@
  * index per wire, the ingestion scheduler with its worker pool, snapshots and the HTTP front
  * end. Tests start it exactly as `npm start` does.
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
@@ -17,6 +16,7 @@ import { loadUws, UwsLoadError, type LoadedUws } from './http/uws.js';
 import { fetcherOptions } from './ingest/fetch-options.js';
 import { loadOverrides } from './ingest/overrides.js';
 import type { PollResult, PollTask } from './ingest/poll-task.js';
+import { ConnectionGuard, fdLimit } from './http/connection-guard.js';
 import { type PollState, Scheduler } from './ingest/scheduler.js';
 import { WebSub } from './ingest/websub.js';
 import { saveWire } from './ingest/snapshot.js';
@@ -58,20 +58,12 @@ const FD_HEADROOM = 1024;
 
 /**
  * Warns when the descriptor limit is within reach of the connections the service accepts:
- * at the limit uWebSockets.js retries the failing accept() in a busy loop instead of refusing
- * (see docs/deployment.md). Node has already raised the soft limit to the hard one.
+ * near it, new connections are refused (connection-guard.ts), streams included.
  */
-function warnOnLowFdLimit(streamMaxConnections: number): void {
-  let limits = '';
-  try {
-    limits = readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return; // not Linux
-  }
-  const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
-  if (soft > 0 && soft < streamMaxConnections + FD_HEADROOM) {
+function warnOnLowFdLimit(limit: number | null, streamMaxConnections: number): void {
+  if (limit !== null && limit < streamMaxConnections + FD_HEADROOM) {
     log.warn('the file-descriptor limit is within reach of the connections accepted; raise it (LimitNOFILE) or lower STREAM_MAX_CONNECTIONS', {
-      limit: soft,
+      limit,
       stream_max_connections: streamMaxConnections,
       wanted: streamMaxConnections + FD_HEADROOM,
     });
@@ -258,6 +250,13 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   }
 
   const startedAt = steadyNow();
+  // Node has already raised the soft limit to the hard one.
+  const limit = fdLimit();
+  const connections = new ConnectionGuard(limit, (refusing, detail) =>
+    refusing
+      ? log.warn('open descriptors near the limit: new connections are refused with 503 until some close', detail)
+      : log.info('open descriptors below the limit again: new connections accepted', detail),
+  );
   const deps = {
     config,
     uws,
@@ -267,6 +266,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     websub: replication?.websub ?? websub,
+    connections,
     runtimes: buildRouteRuntimes(config, wires, pay !== null),
     metrics: (requests: RequestStats, stream: StreamEndpoint) =>
       createRegistry({
@@ -279,6 +279,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
         },
         ...(pool ? { pool: () => ({ queueSize: pool!.queueSize, threads: pool!.threads.length, utilization: pool!.utilization }) } : {}),
         sheds: () => memory.sheds,
+        connectionsRefused: () => connections.refused,
         tables: function* () {
           if (pay) yield* pay.payments.tables();
           yield ['stream_connections', stream.connections];
@@ -311,10 +312,11 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     await pool?.destroy();
     await pay?.payments.stop();
     memory.stop();
+    connections.stop();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
   log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
-  warnOnLowFdLimit(config.streamMaxConnections);
+  warnOnLowFdLimit(limit, config.streamMaxConnections);
 
   const allWires = wires;
   let saving: Promise<void> = Promise.resolve();
@@ -351,6 +353,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     async stop() {
       clearInterval(snapshotTimer);
       memory.stop();
+      connections.stop();
       server.close();
       scheduler?.stop();
       websub?.stop();

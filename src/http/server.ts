@@ -45,6 +45,7 @@ import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
 import type { CallbackAnswer, WebSubCallbacks } from '../ingest/websub.js';
+import type { ConnectionGuard } from './connection-guard.js';
 import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
@@ -63,6 +64,8 @@ export interface ServerDeps {
   metrics: (requests: RequestStats, stream: StreamEndpoint) => Registry;
   /** The wires, whose stored items /stream pushes. */
   wires: ReadonlyMap<string, WireIndex>;
+  /** Refuses new connections before the process runs out of file descriptors (none: no limit known). */
+  connections?: ConnectionGuard | null;
   /** What answers the WebSub callbacks under /websub/: the subscriber, or the relay to the leader's; null without either. */
   websub?: WebSubCallbacks | null;
   streamTiming?: StreamTiming;
@@ -369,6 +372,7 @@ function websubHandler(deps: ServerDeps) {
   };
 }
 
+const TOO_MANY_CONNECTIONS = apiError(503, 'too_many_connections', 'This server is near its limit of open connections; retry in a few seconds (another replica may have room).');
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
 export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
@@ -379,6 +383,15 @@ export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: Stream
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
   const stats = new RequestStats([...handlers.keys(), ...(deps.websub ? [WEBSUB_SLOT] : []), OTHER_ROUTE]);
   const app = deps.uws.uws.App();
+  const guard = deps.connections;
+  if (guard) {
+    // Every connection's open and close (see connection-guard.ts): one refused is answered
+    // before its request is read, and closed, which frees its descriptor at once.
+    app.filter((res, count) => {
+      if (Number(count) < 0) return guard.closed();
+      if (!guard.opened()) res.cork(() => sendError(res, 'get', TOO_MANY_CONNECTIONS, true, UNAVAILABLE_RETRY));
+    });
+  }
   const stream = attachStream(app, { ...deps, offers }, stats);
   handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);

@@ -35,6 +35,7 @@ import {
   type StreamWire,
 } from '../stream/protocol.js';
 import type { Subscription } from '../stream/subscriptions.js';
+import type { ConnectionGuard } from './connection-guard.js';
 import { apiError, errorBody, type ApiError } from './errors.js';
 import { splitQuery } from './params.js';
 import type { RequestStats } from '../metrics.js';
@@ -77,6 +78,7 @@ interface StreamDeps {
   streamTiming?: StreamTiming;
   /** Wire id → its block's offer (`streamOffers`); empty when payments are off. */
   offers: ReadonlyMap<string, Offer>;
+  connections?: ConnectionGuard | null;
 }
 
 /** Each wire's block offer: BLOCK_MINUTES of push at the wire's per-call price a minute. */
@@ -258,6 +260,8 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
     },
 
     close: (ws) => {
+      // uWS reports no close of a connection that upgraded: the guard hears it here.
+      deps.connections?.closed();
       const conn = ws.getUserData();
       conn.ws = null;
       open.delete(conn);
