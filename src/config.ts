@@ -130,7 +130,11 @@ export const OPTIONS: readonly OptionDef[] = [
     default: '10',
     doc: 'Shortest wait between two polls of a breaking source (its interval after a poll with new items); equal to POLL_INTERVAL_SEC polls at a fixed interval.',
   },
-  { env: 'WEBSUB', default: '1', doc: 'Subscribe to the WebSub hubs feeds name (needs PUBLIC_URL reachable by the hubs); 0 polls only.' },
+  {
+    env: 'WEBSUB',
+    default: '1',
+    doc: 'Subscribe to the WebSub hubs feeds name (needs PUBLIC_URL reachable by the hubs); 0 polls only. In replica mode the leader subscribes and any replica takes the callbacks.',
+  },
   { env: 'INGEST_THREADS', default: '1', doc: 'Worker threads that fetch and parse feeds.' },
   { env: 'USER_AGENT', default: DEFAULT_USER_AGENT, doc: 'User-Agent sent to sources; SEC and NWS require a contact address.' },
   { env: 'WIRES_SOURCES', default: '', doc: 'JSON file of source id → URL overrides (mirrors, proxies, fixtures).' },

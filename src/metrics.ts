@@ -128,18 +128,13 @@ export interface MetricSources {
  * leak. One observer per process, however many registries.
  */
 let liveHeap = 0;
-/** The process's resident memory read at the same moment: RSS without the garbage between collections. */
-let rssAfterGc = 0;
 let observing = false;
 function observeFullCollections(): void {
   if (observing) return;
   observing = true;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
-        liveHeap = getHeapStatistics().used_heap_size;
-        rssAfterGc = process.memoryUsage.rss();
-      }
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveHeap = getHeapStatistics().used_heap_size;
     }
   }).observe({ entryTypes: ['gc'] });
 }
@@ -233,7 +228,6 @@ export function createRegistry(src: MetricSources): Registry {
   }
   observeFullCollections();
   gauge('wires_heap_live_bytes', 'Heap in use right after the last full garbage collection (0 before the first).', [], (g) => g.set(liveHeap));
-  gauge('wires_rss_after_gc_bytes', 'Resident memory of the process right after the last full garbage collection (0 before the first).', [], (g) => g.set(rssAfterGc));
   if (src.sheds) {
     const sheds = src.sheds;
     counter('wires_memory_sheds_total', 'Times the heap neared its limit and preview answers and retry bodies were dropped.', [], (c) => c.inc(sheds()));

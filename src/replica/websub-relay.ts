@@ -27,6 +27,7 @@ const unavailable = (message: string): CallbackAnswer => ({ status: 503, body: J
 export class WebSubRelay implements WebSubCallbacks {
   private readonly waiting = new Map<number, (a: CallbackAnswer) => void>();
   private nextId = 0;
+  private leading = false;
   private readonly toLeader: string;
   private readonly toMe: string;
 
@@ -52,8 +53,6 @@ export class WebSubRelay implements WebSubCallbacks {
     await channels.listen(relay.toMe, (message) => relay.answered(message));
     return relay;
   }
-
-  private leading = false;
 
   /** Called as the lease changes hands: the leader answers relayed callbacks with its own subscriber. */
   async lead(leading: boolean): Promise<void> {
