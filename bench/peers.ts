@@ -38,6 +38,7 @@
  */
 // A type only: importing placement.ts itself would pin this process, which runs no server.
 import type { LoadResult } from './placement.js';
+import { cpuSeconds } from './proc.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -336,13 +337,6 @@ async function load(url: string, seconds: number, connections: number, paymentsF
   };
 }
 
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-/** CPU seconds used so far by process `pid`, all its threads. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
 /** Runs `measure` and adds the server's CPU use during it: share of one core, µs per request. */
 async function withCpu(pid: number, measure: () => Promise<Run>): Promise<Run> {
   const cpu0 = cpuSeconds(pid);

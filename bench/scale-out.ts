@@ -22,12 +22,12 @@ import { createIndexes } from '../src/service.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { DEPLOY, startNginx } from '../test/helpers/nginx.js';
 import { spawnService, type ServiceProcess } from '../test/helpers/spawn-service.js';
+import { cpuSeconds } from './proc.js';
 import { syntheticItems } from './synthetic.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
 const PATH = '/cve/preview?q=vulnerability';
-const TICK_US = 1e6 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 
 if (availableParallelism() < 2) throw new Error('bench:scale-out pins the replicas and the client to different cores: it needs two');
 const pin = (pid: number, core: number) => spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
@@ -58,10 +58,7 @@ async function replica(id: string): Promise<ServiceProcess> {
 }
 
 /** User plus system CPU time of a process and its threads, in µs. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-}
+const cpuUs = (pid: number) => cpuSeconds(pid) * 1e6;
 
 interface Run {
   rps: number;

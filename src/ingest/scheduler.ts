@@ -80,8 +80,8 @@ export interface SourceStatus {
 /**
  * What one source's schedule has learnt, as a new leader takes it over from the previous one
  * (replica mode): its validators, so the next poll is conditional; its interval and last poll,
- * so it is due when it would have been; and its back-off, so a source that asked to be left alone is not polled again at
- * once. Times are wall-clock milliseconds: another process's steady clock means nothing here.
+ * so it is due when it would have been; and its back-off, so a source that asked to be left
+ * alone is not polled again at once. Times are wall-clock milliseconds: another process's steady clock means nothing here.
  */
 export interface PollState {
   etag?: string;

@@ -99,7 +99,8 @@ interface Subscription {
   timer?: NodeJS.Timeout;
 }
 
-const json = (status: number, error: string, message: string): CallbackAnswer => ({ status, body: JSON.stringify({ error, message }), contentType: 'application/json' });
+/** A callback's JSON error answer. */
+export const callbackError = (status: number, error: string, message: string): CallbackAnswer => ({ status, body: JSON.stringify({ error, message }), contentType: 'application/json' });
 
 export class WebSub implements WebSubCallbacks {
   private readonly subs = new Map<string, Subscription>();
@@ -174,7 +175,7 @@ export class WebSub implements WebSubCallbacks {
     const topic = query.get('hub.topic');
     if (!s || !topic || topic !== s.topic) {
       log.warn('websub: verification refused, no such subscription', { source: sourceId, mode, topic: topic?.slice(0, 200) });
-      return json(404, 'unknown_subscription', 'This callback asked no hub for that topic.');
+      return callbackError(404, 'unknown_subscription', 'This callback asked no hub for that topic.');
     }
     if (mode === 'denied') {
       if (s.pending === 'subscribe' || s.state === 'active') this.refuse(sourceId, s, `the hub denied the subscription: ${(query.get('hub.reason') ?? 'no reason given').slice(0, 200)}`);
@@ -183,7 +184,7 @@ export class WebSub implements WebSubCallbacks {
     const challenge = query.get('hub.challenge');
     if (!challenge || (mode !== 'subscribe' && mode !== 'unsubscribe') || s.pending !== mode) {
       log.warn('websub: verification refused, not what was asked', { source: sourceId, mode, pending: s.pending });
-      return json(404, 'unknown_subscription', `This callback has no pending ${mode ?? '(no mode)'} request for that topic.`);
+      return callbackError(404, 'unknown_subscription', `This callback has no pending ${mode ?? '(no mode)'} request for that topic.`);
     }
     s.pending = null;
     if (mode === 'subscribe') {
@@ -208,7 +209,7 @@ export class WebSub implements WebSubCallbacks {
     const refuse = (status: number, error: string, message: string) => {
       if (s) s.refused++;
       log.warn('websub: notification refused', { source: sourceId, error, message });
-      return json(status, error, message);
+      return callbackError(status, error, message);
     };
     if (!s || s.secret === null || (s.state !== 'active' && s.pending === null)) return refuse(404, 'unknown_subscription', 'No subscription of this service delivers to this callback.');
     const m = /^\s*([a-z0-9]+)=([0-9a-f]+)\s*$/i.exec(headers.signature);

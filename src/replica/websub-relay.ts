@@ -11,7 +11,7 @@
  * within RELAY_TIMEOUT_MS, the hub gets 503: hubs retry a notification they could not deliver,
  * and a failed verification leaves the source polled.
  */
-import type { CallbackAnswer, NotificationHeaders, WebSub, WebSubCallbacks } from '../ingest/websub.js';
+import { type CallbackAnswer, callbackError, type NotificationHeaders, type WebSub, type WebSubCallbacks } from '../ingest/websub.js';
 import { log } from '../log.js';
 import type { Channels } from './channels.js';
 import type { Redis } from './redis.js';
@@ -22,7 +22,7 @@ const MAX_WAITING = 1000;
 
 type Head = { id: number; from: string; source: string } & ({ kind: 'verify'; query: string } | { kind: 'notify'; headers: NotificationHeaders });
 
-const unavailable = (message: string): CallbackAnswer => ({ status: 503, body: JSON.stringify({ error: 'websub_unavailable', message }), contentType: 'application/json' });
+const unavailable = (message: string): CallbackAnswer => callbackError(503, 'websub_unavailable', message);
 
 export class WebSubRelay implements WebSubCallbacks {
   private readonly waiting = new Map<number, (a: CallbackAnswer) => void>();
