@@ -118,8 +118,8 @@ export interface MetricSources {
   tables?: () => Iterable<[string, number]>;
   /** Times optional memory was dropped with the heap near its limit. */
   sheds?: () => number;
-  /** Connections refused near the file-descriptor limit (connection-guard.ts). */
-  connectionsRefused?: () => number;
+  /** Connections held (HTTP and WebSocket) and refused near the file-descriptor limit (connection-guard.ts). */
+  connections?: () => { open: number; refused: number };
 }
 
 /**
@@ -232,9 +232,10 @@ export function createRegistry(src: MetricSources): Registry {
     const sheds = src.sheds;
     counter('wires_memory_sheds_total', 'Times the heap neared its limit and preview answers and retry bodies were dropped.', [], (c) => c.inc(sheds()));
   }
-  if (src.connectionsRefused) {
-    const refused = src.connectionsRefused;
-    counter('wires_connections_refused_total', 'New connections answered 503 too_many_connections because open file descriptors neared the limit.', [], (c) => c.inc(refused()));
+  if (src.connections) {
+    const connections = src.connections;
+    gauge('wires_connections_open', 'Client connections held now, HTTP and WebSocket.', [], (g) => g.set(connections().open));
+    counter('wires_connections_refused_total', 'New connections answered 503 too_many_connections because open file descriptors neared the limit.', [], (c) => c.inc(connections().refused));
   }
   if (src.tables) {
     const tables = src.tables;

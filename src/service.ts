@@ -279,7 +279,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
         },
         ...(pool ? { pool: () => ({ queueSize: pool!.queueSize, threads: pool!.threads.length, utilization: pool!.utilization }) } : {}),
         sheds: () => memory.sheds,
-        connectionsRefused: () => connections.refused,
+        connections: () => ({ open: connections.open, refused: connections.refused }),
         tables: function* () {
           if (pay) yield* pay.payments.tables();
           yield ['stream_connections', stream.connections];

@@ -107,7 +107,10 @@ test(`near its ${LIMIT} descriptors it refuses new connections with 503 instead 
   assert.equal(refused.status, 503, 'a new client is answered, not left waiting');
   assert.equal(refused.retryAfter, '5');
   assert.equal(JSON.parse(refused.body).error.code, 'too_many_connections');
-  assert.match((await answer(kept, '/metrics')).body, /^wires_connections_refused_total [1-9]\d*$/m);
+  const metrics = (await answer(kept, '/metrics')).body;
+  assert.match(metrics, /^wires_connections_refused_total [1-9]\d*$/m);
+  const held = Number(/^wires_connections_open (\d+)$/m.exec(metrics)?.[1]);
+  assert.ok(held > 150 && held <= LIMIT, `the idle connections are counted as held: ${held}`);
   assert.equal(child.exitCode, null, 'the process is up');
   assert.match(stderr, /new connections are refused with 503/);
 
@@ -115,5 +118,7 @@ test(`near its ${LIMIT} descriptors it refuses new connections with 503 instead 
   for (let i = 0; i < 50 && (await attempt()) !== 'connected'; i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal(await get(new Agent()), 200, 'a new client is served again');
   assert.ok(openFds() < 64, `descriptors released: ${openFds()} open`);
+  const after = Number(/^wires_connections_open (\d+)$/m.exec((await answer(kept, '/metrics')).body)?.[1]);
+  assert.ok(after <= 3, `the closed connections are no longer counted: ${after} held`);
   kept.destroy();
 });

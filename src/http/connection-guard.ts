@@ -53,6 +53,11 @@ export class ConnectionGuard {
     void this.refresh();
   }
 
+  /** Connections held now. */
+  get open(): number {
+    return this.connections;
+  }
+
   /** Descriptors open now, as estimated. */
   get openFds(): number {
     return this.fdsAtRefresh + this.connections - this.connectionsAtRefresh;
