@@ -65,6 +65,9 @@ const GC_SETTLE_MS = 2000;
 const PREVIEWS_PER_SEC = Number(process.env.SOAK_PREVIEWS_PER_SEC ?? 100);
 const FAILED_PER_SEC = Number(process.env.SOAK_FAILED_PER_SEC ?? 100);
 const PAYERS = 20;
+/** The service's allocator: glibc's malloc, or jemalloc preloaded (SOAK_ALLOCATOR=jemalloc). */
+const ALLOCATOR = process.env.SOAK_ALLOCATOR ?? 'glibc';
+const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const WORDS = 'rate cut inflation bank market oil chip earnings merger tariff court vote storm quake launch model bitcoin bond yield jobs'.split(' ');
@@ -118,6 +121,7 @@ const env = {
   PATH: process.env.PATH,
   // The allocator's own tuning (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_…), when the run sets it.
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
+  ...(ALLOCATOR === 'jemalloc' ? { LD_PRELOAD: JEMALLOC } : {}),
   PORT: String(port),
   HOST: '127.0.0.1',
   DATA_DIR: join(dataDir, 'data'),
@@ -391,6 +395,7 @@ const segments = [0, 1].map((seg) => {
 const result = {
   minutes: MINUTES,
   warmup_min: WARMUP_MIN,
+  allocator: ALLOCATOR,
   load: { ...counts, churned_sources: churned.length },
   restart_ms: Math.round(restartMs),
   log_bytes_per_hour: Math.round((logBytes / MINUTES) * 60),
@@ -419,6 +424,8 @@ function chart(): string {
     ['payment entries', (s) => s.tables.payment_entries ?? 0],
     ['preview answers kept', (s) => s.tables.preview_answers ?? 0],
   ];
+  // The last sample lands a little after the run's end.
+  const span = Math.max(MINUTES, ...samples.map((s) => s.t));
   const parts: string[] = [];
   panels.forEach(([title, f], i) => {
     const x0 = (i % 2) * (W + 40) + 50;
@@ -426,12 +433,12 @@ function chart(): string {
     const values = samples.map(f).filter(Number.isFinite);
     const lo = Math.min(0, ...values);
     const hi = Math.max(...values, lo + 1e-9) * 1.1;
-    const x = (t: number) => x0 + (t / MINUTES) * W;
+    const x = (t: number) => x0 + (t / span) * W;
     const y = (v: number) => y0 + H - ((v - lo) / (hi - lo)) * H;
     parts.push(`<text x="${x0}" y="${y0 - 8}" font-weight="bold">${title}</text>`);
     parts.push(`<rect x="${x0}" y="${y0}" width="${W}" height="${H}" fill="none" stroke="#bbb"/>`);
     parts.push(`<text x="${x0 - 6}" y="${y0 + 10}" text-anchor="end">${hi.toFixed(hi < 10 ? 1 : 0)}</text><text x="${x0 - 6}" y="${y0 + H}" text-anchor="end">${lo.toFixed(0)}</text>`);
-    parts.push(`<text x="${x0}" y="${y0 + H + 16}">0</text><text x="${x0 + W}" y="${y0 + H + 16}" text-anchor="end">${MINUTES} min</text>`);
+    parts.push(`<text x="${x0}" y="${y0 + H + 16}">0</text><text x="${x0 + W}" y="${y0 + H + 16}" text-anchor="end">${span.toFixed(1)} min</text>`);
     parts.push(`<line x1="${x(MINUTES / 2)}" y1="${y0}" x2="${x(MINUTES / 2)}" y2="${y0 + H}" stroke="#d33" stroke-dasharray="4 3"/>`);
     for (const seg of [0, 1]) {
       const pts = samples.filter((s) => s.segment === seg && Number.isFinite(f(s))).map((s) => `${x(s.t).toFixed(1)},${y(f(s)).toFixed(1)}`);
