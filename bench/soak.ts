@@ -2,7 +2,8 @@
  * A long run under mixed load (`npm run bench:soak`; SOAK_MIN, default 30).
  *
  * The service runs as its own process (`node dist/src/main.js`, on core 0 when the machine
- * has two) on the local devnet in optimistic mode, its sources served from loopback: the
+ * has two, on jemalloc as deploy/wires.service runs it; SOAK_ALLOCATOR=glibc for the C
+ * library's malloc) on the local devnet in optimistic mode, its sources served from loopback: the
  * demo's recorded feeds, except every RSS source, which a churning feed server answers with
  * new stories on each poll. Every wire starts at its cap (a snapshot of synthetic items from
  * the last 50 minutes), so each new story evicts the oldest from the start. The journal is
@@ -28,9 +29,9 @@
  *
  * What a leak would move is memory that survives a full collection, so the slopes are fitted
  * to readings taken once a minute right after one: the soak starts the service with its
- * inspector on a loopback port, asks it for a full garbage collection
- * (HeapProfiler.collectGarbage, a pause of about 0.4 s), reads the heap in use at once, and
- * RSS 2 s later, once V8 has returned the freed pages. Readings between collections swing by
+ * inspector on a loopback port, asks it for a full garbage collection in the main thread and
+ * in every worker thread (HeapProfiler.collectGarbage, a pause of about 0.4 s), reads the
+ * heap in use at once, and RSS 2 s later, once V8 has returned the freed pages. Readings between collections swing by
  * about 100 MB every two minutes (V8's old generation fills with garbage, then a collection
  * releases it): ten minutes of such a sawtooth fit to anything within ±30 MB per 10 minutes,
  * whatever the trend. The fit to every raw reading is printed too.
@@ -65,9 +66,8 @@ const GC_SETTLE_MS = 2000;
 const PREVIEWS_PER_SEC = Number(process.env.SOAK_PREVIEWS_PER_SEC ?? 100);
 const FAILED_PER_SEC = Number(process.env.SOAK_FAILED_PER_SEC ?? 100);
 const PAYERS = 20;
-/** The service's allocator: glibc's malloc, or jemalloc preloaded (SOAK_ALLOCATOR=jemalloc). */
-const ALLOCATOR = process.env.SOAK_ALLOCATOR ?? 'glibc';
-const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+/** The service's allocator: jemalloc, preloaded as deploy/wires.service does, or glibc's malloc (SOAK_ALLOCATOR=glibc). */
+const ALLOCATOR = process.env.SOAK_ALLOCATOR ?? 'jemalloc';
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const WORDS = 'rate cut inflation bank market oil chip earnings merger tariff court vote storm quake launch model bitcoin bond yield jobs'.split(' ');
@@ -121,7 +121,7 @@ const env = {
   PATH: process.env.PATH,
   // The allocator's own tuning (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_…), when the run sets it.
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
-  ...(ALLOCATOR === 'jemalloc' ? { LD_PRELOAD: JEMALLOC } : {}),
+  ...(ALLOCATOR === 'jemalloc' ? { LD_PRELOAD: 'libjemalloc.so.2' } : {}),
   PORT: String(port),
   HOST: '127.0.0.1',
   DATA_DIR: join(dataDir, 'data'),
@@ -160,6 +160,8 @@ async function startServiceProcess(): Promise<number> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const ms = performance.now() - t0;
+  const { server } = (await (await fetch(`${base}/health`)).json()) as { server: { allocator: string } };
+  if (server.allocator !== ALLOCATOR) throw new Error(`the service runs on ${server.allocator}, not ${ALLOCATOR} (is libjemalloc2 installed? scripts/install-system-deps.sh)`);
   inspector = await connectInspector(inspectPort);
   return ms;
 }
@@ -269,7 +271,7 @@ interface Sample {
   heap: number;
   /** Heap in use after the last full collection (wires_heap_live_bytes). */
   live: number;
-  /** RSS and heap in use 2 s after a full collection the soak asked for (once a minute; NaN otherwise). */
+  /** After a full collection the soak asked for, once a minute (NaN otherwise): RSS, and the heap in use in every thread. */
   rssGc: number;
   heapGc: number;
   external: number;
@@ -292,13 +294,18 @@ function dirBytes(dir: string): number {
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
-/** The heap in use right after a full collection, and RSS once V8 has returned the pages it freed. */
+/**
+ * The heap in use right after a full collection of every isolate (the main thread's and each
+ * worker's: the parser worker's alone swings by 35 MB between its own collections), and RSS
+ * once V8 has returned the pages it freed.
+ */
 async function afterFullCollection(): Promise<{ rss: number; heap: number }> {
-  await inspector.call('HeapProfiler.collectGarbage');
-  const { usedSize } = await inspector.call<{ usedSize: number }>('Runtime.getHeapUsage');
+  await Promise.all([inspector.call('HeapProfiler.collectGarbage'), inspector.callWorkers('HeapProfiler.collectGarbage')]);
+  const usage = await Promise.all([inspector.call<HeapUsage>('Runtime.getHeapUsage'), inspector.callWorkers<HeapUsage>('Runtime.getHeapUsage')]);
   await new Promise((r) => setTimeout(r, GC_SETTLE_MS));
-  return { rss: rssOf(child.pid!), heap: usedSize };
+  return { rss: rssOf(child.pid!), heap: [usage[0], ...usage[1]].reduce((sum, u) => sum + u.usedSize, 0) };
 }
+type HeapUsage = { usedSize: number };
 
 async function sample(collect: boolean): Promise<void> {
   const pid = child.pid!;
@@ -357,15 +364,19 @@ for (let i = 0; i < 120 && settlement.pending !== 0; i++) {
 }
 const received = Number((await chain.balanceOf(devnet.payTo)) - payeeAtStart) / 1e6;
 
-// --- Slopes: least squares over each process's samples after its warm-up.
+// --- Slopes over each process's samples after its warm-up: the median of the slopes between
+// every two readings (Theil-Sen). One reading that catches a transient, such as the buffers
+// of a snapshot being written, moves a least-squares line over ten readings by several MB
+// per 10 minutes; it does not move the median.
 function slope(points: { x: number; y: number }[]): number {
-  const n = points.length;
-  if (n < 2) return Number.NaN;
-  const mx = points.reduce((s, p) => s + p.x, 0) / n;
-  const my = points.reduce((s, p) => s + p.y, 0) / n;
-  const num = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
-  const den = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
-  return num / den;
+  const slopes: number[] = [];
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) if (points[j]!.x !== points[i]!.x) slopes.push((points[j]!.y - points[i]!.y) / (points[j]!.x - points[i]!.x));
+  }
+  if (!slopes.length) return Number.NaN;
+  slopes.sort((a, b) => a - b);
+  const mid = slopes.length >> 1;
+  return slopes.length % 2 ? slopes[mid]! : (slopes[mid - 1]! + slopes[mid]!) / 2;
 }
 const segments = [0, 1].map((seg) => {
   const start = seg === 0 ? 0 : MINUTES / 2;
@@ -412,7 +423,7 @@ function chart(): string {
   const H = 150;
   const panels: [string, (s: Sample) => number][] = [
     ['RSS after a full GC, once a minute (MB)', (s) => mb(s.rssGc)],
-    ['heap used after a full GC, once a minute (MB)', (s) => mb(s.heapGc)],
+    ['heap used after a full GC, every thread, once a minute (MB)', (s) => mb(s.heapGc)],
     ['RSS, every 10 s (MB)', (s) => mb(s.rss)],
     ['heap used, every 10 s (MB)', (s) => mb(s.heap)],
     ['external (MB)', (s) => mb(s.external)],

@@ -8,6 +8,8 @@
 #             epoll); without it the bench falls back to Node sockets and says so
 #   libfaketime  test/clock-step.test.ts steps the wall clock of a service process (LD_PRELOAD)
 #   redis-server  replica mode (REDIS_URL): the store and replica tests start their own
+#   libjemalloc2  the allocator deploy/wires.service preloads; test/main.test.ts starts the
+#             service on it, and bench:soak runs on it
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -19,8 +21,9 @@ command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || missing+=(libfaketime)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime and redis-server present"
+  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime, redis-server and libjemalloc2 present"
   exit 0
 fi
 

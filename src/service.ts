@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
+import { allocator } from './allocator.js';
 import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
@@ -73,6 +74,9 @@ function warnOnLowFdLimit(limit: number | null, streamMaxConnections: number): v
 /** Share of failing sources from which the service reports itself degraded. */
 const DEGRADED_FAILING_SHARE = 0.25;
 
+/** Read once: the allocator cannot change while the process runs. */
+const runningOn = allocator();
+
 function buildHealth(
   config: Readonly<Config>,
   uws: LoadedUws,
@@ -129,7 +133,7 @@ function buildHealth(
       },
       // Replica mode: which replica answered, who leads, whether it reaches the shared store, how far behind the leader it applies.
       replica: config.redis ? { id: config.redis.replicaId, store_available: pay?.payments.storeAvailable ?? false, ...replication?.health() } : null,
-      server: { uws: { version: uws.version, binary: basename(uws.binary), sha256: uws.sha256, glibc_compat: uws.glibcCompat } },
+      server: { uws: { version: uws.version, binary: basename(uws.binary), sha256: uws.sha256, glibc_compat: uws.glibcCompat }, allocator: runningOn },
     };
   };
 }
@@ -315,7 +319,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     connections.stop();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
-  log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest });
+  log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest, allocator: runningOn });
   warnOnLowFdLimit(limit, config.streamMaxConnections);
 
   const allWires = wires;

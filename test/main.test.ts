@@ -14,6 +14,7 @@ import { uwsBinaryName, uwsPackageDir } from '../src/http/uws.js';
 import { glibcBelow238 } from './helpers/glibc.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 
 interface Run {
   code: number | null;
@@ -64,11 +65,27 @@ test('starts on the native uWS binary for this Node, says which, serves, and sto
     assert.equal(uws.binary.startsWith(expected.slice(0, -'.node'.length)), true, `${uws.binary} is not the binary for Node ${process.version}`);
     assert.equal(uws.sha256, sha256);
     assert.equal(uws.glibc_compat, glibcBelow238(), 'the glibc 2.36 rewrite loads exactly where the release binary cannot');
+    assert.equal(((await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as any).server.allocator, 'glibc');
   });
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, new RegExp(`uWebSockets.js native binary loaded.*"sha256":"${sha256}"`));
   assert.match(result.stderr, /PAYMENTS DISABLED: PAY_TO_ADDRESS is not set/);
   assert.match(result.stderr, /shutting down.*SIGTERM/);
+});
+
+test('on the allocator the systemd units preload (jemalloc), it serves and /health says so', async () => {
+  const preloads = ['wires.service', 'wires@.service'].map((unit) => /^Environment=LD_PRELOAD=(\S+)$/m.exec(readFileSync(join(DEPLOY, unit), 'utf8'))?.[1]);
+  assert.equal(preloads[0], preloads[1], 'both units preload the same library');
+  assert.ok(preloads[0], 'deploy/wires.service preloads an allocator');
+  let said = '';
+  const result = await run({ LD_PRELOAD: preloads[0]! }, async (port) => {
+    said = ((await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as any).server.allocator;
+    assert.equal((await fetch(`http://127.0.0.1:${port}/news/preview?q=rate`)).status, 200);
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(said, 'jemalloc');
+  assert.doesNotMatch(result.stderr, /cannot be preloaded/, 'the library is installed (scripts/install-system-deps.sh)');
+  assert.match(result.stderr, /"msg":"listening".*"allocator":"jemalloc"/);
 });
 
 test('live mode with no source reachable says so once and suggests the demo', async () => {
