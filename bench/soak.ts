@@ -3,8 +3,8 @@
  *
  * The service runs as its own process (`node dist/src/main.js`, on core 0 when the machine
  * has two, on jemalloc as deploy/wires.service runs it; SOAK_ALLOCATOR=glibc for the C
- * library's malloc) on the local devnet in optimistic mode, its sources served from loopback: the
- * demo's recorded feeds, except every RSS source, which a churning feed server answers with
+ * library's malloc) on the local devnet in optimistic mode, its sources served from loopback:
+ * the demo's recorded feeds, except every RSS source, which a churning feed server answers with
  * new stories on each poll. Every wire starts at its cap (a snapshot of synthetic items from
  * the last 50 minutes), so each new story evicts the oldest from the start. The journal is
  * compacted every MiB (JOURNAL_ROTATE_MB=1). Meanwhile, from this process:
@@ -20,9 +20,10 @@
  *
  * Every 10 s it samples the service: RSS and open file descriptors from /proc, heap, external
  * memory, event-loop delay p99, open connections and every client-grown table from /metrics,
- * and the bytes in DATA_DIR. It prints the slopes after SOAK_WARMUP_MIN (6: the authorization
- * validity plus 60 s, the time the payment tables take to fill; see TABLES_FULL_MIN) in each process's
- * half, and writes bench/results/soak-<date>.svg (a chart per measure) and .json (the samples).
+ * and the bytes in DATA_DIR. It prints the slopes after SOAK_WARMUP_MIN in each process's half
+ * (6: the authorization validity plus 60 s, the time the payment tables take to fill; see
+ * TABLES_FULL_MIN), and writes bench/results/soak-<date>.svg (a chart per measure) and .json
+ * (the samples).
  *
  * Targets after warm-up: RSS and heap slopes under 1 MB per 10 minutes, file descriptors
  * flat, event-loop p99 steady, no errors, and no lost payment: every paid answer is settled,
@@ -32,10 +33,11 @@
  * to readings taken once a minute right after one: the soak starts the service with its
  * inspector on a loopback port, asks it for a full garbage collection in the main thread and
  * in every worker thread (HeapProfiler.collectGarbage, a pause of about 0.4 s), reads the
- * heap in use at once, and RSS 2 s later, once V8 has returned the freed pages. Readings between collections swing by
- * about 100 MB every two minutes (V8's old generation fills with garbage, then a collection
- * releases it): ten minutes of such a sawtooth fit to anything within ±30 MB per 10 minutes,
- * whatever the trend. The fit to every raw reading is printed too.
+ * heap in use at once, and RSS 2 s later, once V8 has returned the freed pages. Readings
+ * between collections swing by about 100 MB every two minutes (V8's old generation fills with
+ * garbage, then a collection releases it): ten minutes of such a sawtooth fit to anything
+ * within ±30 MB per 10 minutes, whatever the trend. The fit to every raw reading is printed
+ * too.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
