@@ -41,7 +41,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -58,6 +58,7 @@ import { ChainReader } from '../src/pay/chain.js';
 import { createIndexes } from '../src/service.js';
 import { freePort, mulberry32 } from '../test/helpers/loopback.js';
 import { connectInspector, type Inspector } from './inspector.js';
+import { rssOf } from './proc.js';
 import { syntheticItems } from './synthetic.js';
 
 const MINUTES = Number(process.env.SOAK_MIN ?? 30);
@@ -304,8 +305,6 @@ function dirBytes(dir: string): number {
   return total;
 }
 
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
-
 /**
  * The heap in use right after a full collection of every isolate (the main thread's and each
  * worker's: the parser worker's alone swings by 35 MB between its own collections), and RSS
@@ -390,15 +389,18 @@ function slope(points: { x: number; y: number }[]): number {
   const mid = slopes.length >> 1;
   return slopes.length % 2 ? slopes[mid]! : (slopes[mid - 1]! + slopes[mid]!) / 2;
 }
-/** A measure's slope in MB per 10 minutes over one process's samples from `warmup` minutes after its start. */
-function per10From(seg: number, warmup: number, f: (s: Sample) => number): number {
+/** One process's samples from `warmup` minutes after its start. */
+function after(seg: number, warmup: number): Sample[] {
   const start = seg === 0 ? 0 : MINUTES / 2;
-  const kept = samples.filter((s) => s.segment === seg && s.t >= start + warmup && Number.isFinite(f(s)));
-  return +(slope(kept.map((s) => ({ x: s.t, y: mb(f(s)) }))) * 10).toFixed(2);
+  return samples.filter((s) => s.segment === seg && s.t >= start + warmup);
+}
+/** A measure's slope in MB per 10 minutes over those samples. */
+function per10From(seg: number, warmup: number, f: (s: Sample) => number): number {
+  const points = after(seg, warmup).filter((s) => Number.isFinite(f(s)));
+  return +(slope(points.map((s) => ({ x: s.t, y: mb(f(s)) }))) * 10).toFixed(2);
 }
 const segments = [0, 1].map((seg) => {
-  const start = seg === 0 ? 0 : MINUTES / 2;
-  const kept = samples.filter((s) => s.segment === seg && s.t >= start + WARMUP_MIN);
+  const kept = after(seg, WARMUP_MIN);
   const per10 = (f: (s: Sample) => number) => per10From(seg, WARMUP_MIN, f);
   const range = (f: (s: Sample) => number) => {
     const values = kept.map(f).filter(Number.isFinite);
