@@ -377,9 +377,14 @@ describe('nginx in front of the service (deploy/nginx)', {
     assert.equal(required.resource.url, `${base}/stream?wire=news`);
     const header = encodePayment((await signPayment({ amount: required.accepts[0].amount, payTo: devnet.payTo, privateKey: payer.privateKey })).payload);
     const c = await openStream(ws, { 'PAYMENT-SIGNATURE': header });
-    assert.equal((await c.next('paid', 30_000)).settlement.success, true);
+    // A stream cut short is told with nginx's own account of the connection.
+    const withLog = (err: Error) => {
+      err.message += `\nnginx error.log:\n${proxy!.errorLog()}`;
+      throw err;
+    };
+    assert.equal((await c.next('paid', 30_000).catch(withLog)).settlement.success, true);
     c.send({ type: 'subscribe', params: { category: 'world' } });
-    await c.next('subscribed');
+    await c.next('subscribed').catch(withLog);
     // Nothing to push for longer than nginx's proxy_read_timeout: only the service's pings.
     await new Promise((r) => setTimeout(r, 36_000));
     assert.equal(c.ws.readyState, c.ws.OPEN, 'still open after 36 s of silence');
@@ -388,7 +393,7 @@ describe('nginx in front of the service (deploy/nginx)', {
       .add([
         { id: 'via-nginx', title: 'Pushed through the proxy', url: 'https://example.com/via-nginx', source: 'Test Wire', filter: 'world', published: Date.now(), summary: 'A stream through nginx.' },
       ]);
-    assert.equal((await c.next('item')).item.title, 'Pushed through the proxy');
+    assert.equal((await c.next('item').catch(withLog)).item.title, 'Pushed through the proxy');
     c.ws.close();
   });
 

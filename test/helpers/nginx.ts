@@ -15,6 +15,8 @@ export const NGINX = [process.env.NGINX_BIN, '/usr/sbin/nginx', '/usr/bin/nginx'
 export interface Nginx {
   dir: string;
   url: string;
+  /** The last lines of nginx's error log (level info: it says why it closed a connection). */
+  errorLog(lines?: number): string;
   stop(): Promise<void>;
 }
 
@@ -70,6 +72,10 @@ http {
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  const errorLog = (lines = 20) => {
+    const path = join(dir, 'error.log');
+    return existsSync(path) ? readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
+  };
   // Ready when the port answers; fail fast when nginx exits (a config error).
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -82,7 +88,7 @@ http {
       (r) => r.status === 200,
       () => false,
     );
-    if (up) return { dir, url: base, stop };
+    if (up) return { dir, url: base, stop, errorLog };
     if (Date.now() > deadline) {
       await stop();
       assert.fail(`nginx did not come up on ${base}: ${stderr}`);

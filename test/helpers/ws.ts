@@ -33,7 +33,7 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
     let closedWith = '';
     const closed = new Promise<{ code: number; reason: string }>((r) =>
       ws.on('close', (code, reason) => {
-        closedWith = ` (closed: ${code} ${reason.toString()})`;
+        closedWith = ` (closed: ${code} ${reason.toString()}${errorAfterOpen})`;
         r({ code, reason: reason.toString() });
         wake?.();
       }),
@@ -43,7 +43,10 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       res.on('data', (d) => (body += d));
       res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { refusal: { status: res.statusCode!, headers: res.headers, body: JSON.parse(body || 'null') } })));
     });
-    ws.on('error', (err) => reject(err));
+    // Before open: the upgrade failed. After: a frame the client refused (told in `closedWith`).
+    let opened = false;
+    let errorAfterOpen = '';
+    ws.on('error', (err) => (opened ? (errorAfterOpen = ` after error: ${err.message}`) : reject(err)));
     const waitFor = async (pred: () => boolean, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       while (!pred()) {
@@ -57,7 +60,8 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       }
       return true;
     };
-    ws.on('open', () =>
+    ws.on('open', () => {
+      opened = true;
       resolve({
         ws,
         received,
@@ -77,8 +81,8 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
           taken = received.length;
           return out;
         },
-      }),
-    );
+      });
+    });
   });
 }
 
