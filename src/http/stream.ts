@@ -212,12 +212,18 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       intake.outcome.then(
         (outcome) => {
           if (aborted) return;
+          enterTiming(stats, statsSlot, startedAt);
+          if (outcome.kind === 'paid') {
+            credit(conn, intake, outcome);
+            // Not inside res.cork: in uWebSockets.js 20.57, cork() can mistake a socket just
+            // upgraded in its callback for the HTTP response it was (glibc's realloc keeps the
+            // address) and close it right after `open`, losing a paid stream with code 1006
+            // (uWebSockets #1928, fixed in uWebSockets 20.79). Uncorked, the 101 takes a few
+            // more writes and uWebSockets.js prints one warning line to stderr.
+            return upgrade();
+          }
           res.cork(() => {
-            enterTiming(stats, statsSlot, startedAt);
-            if (outcome.kind === 'paid') {
-              credit(conn, intake, outcome);
-              upgrade();
-            } else if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
+            if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
             else upgradeError(res, apiError(outcome.status, outcome.code, outcome.message), outcome.status === 503 ? UNAVAILABLE_RETRY : []);
           });
         },
