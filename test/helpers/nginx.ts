@@ -80,7 +80,7 @@ http {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (nginx.exitCode !== null || nginx.signalCode !== null) {
-      const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
+      const log = errorLog(Number.POSITIVE_INFINITY);
       await stop();
       assert.fail(`nginx exited (${nginx.exitCode ?? nginx.signalCode}): ${stderr}\n${log}`);
     }

@@ -30,6 +30,10 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       received.push(JSON.parse(data.toString()));
       wake?.();
     });
+    // Before open: the upgrade failed. After: a frame the client refused (told in `closedWith`).
+    let opened = false;
+    let errorAfterOpen = '';
+    ws.on('error', (err) => (opened ? (errorAfterOpen = ` after error: ${err.message}`) : reject(err)));
     let closedWith = '';
     const closed = new Promise<{ code: number; reason: string }>((r) =>
       ws.on('close', (code, reason) => {
@@ -43,10 +47,6 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       res.on('data', (d) => (body += d));
       res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { refusal: { status: res.statusCode!, headers: res.headers, body: JSON.parse(body || 'null') } })));
     });
-    // Before open: the upgrade failed. After: a frame the client refused (told in `closedWith`).
-    let opened = false;
-    let errorAfterOpen = '';
-    ws.on('error', (err) => (opened ? (errorAfterOpen = ` after error: ${err.message}`) : reject(err)));
     const waitFor = async (pred: () => boolean, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       while (!pred()) {
