@@ -213,7 +213,7 @@ function buildHandlers(deps: ServerDeps, streamOffers: ReadonlyMap<string, Offer
       docs: { openapi: '/openapi.json', llms: '/llms-full.txt', prices: '/.well-known/x402', mcp: '/mcp', health: '/health', sources: '/sources' },
     }),
   );
-  const page = buildHomePage(config.publicUrl);
+  const page = buildHomePage(config.publicUrl, { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec });
   const pageBody = Buffer.from(page.html);
   const common = [
     ['Cache-Control', 'public, max-age=60'],
@@ -291,7 +291,9 @@ function mcpHandler(deps: ServerDeps) {
         observe(body === null ? 202 : status);
         res.writeStatus(body === null ? '202 Accepted' : (STATUS_TEXT[status] ?? String(status)));
         res.writeHeader('Access-Control-Allow-Origin', '*');
-        if (body === null) return void res.endWithoutBody();
+        // A 202 to a notification has no body, and says so (Content-Length: 0): under HTTP/1.1
+        // an answer with neither a length nor chunking runs until the connection closes.
+        if (body === null) return void res.end();
         res.writeHeader('Content-Type', JSON_TYPE);
         res.end(body, close);
       });
