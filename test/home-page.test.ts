@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, ConsoleMessage, Page } from 'puppeteer-core';
-import { SOURCES, WIRES } from '../src/catalog/index.js';
+import { scheduleText, SOURCES, WIRES } from '../src/catalog/index.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { buildHomePage } from '../src/docs/home-page.js';
 import { launchChromium, SKIP_WITHOUT_CHROMIUM } from './helpers/chromium.js';
@@ -31,6 +31,8 @@ const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 const PUBLIC_URL = 'https://wires.example';
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 const DESKTOP = { width: 1366, height: 900, deviceScaleFactor: 1 };
+/** The breaking tier's range for pages built here (the service's defaults). */
+const BREAKING = { floorSec: 10, ceilingSec: 60 };
 
 interface Watched {
   page: Page;
@@ -136,7 +138,7 @@ describe('home page for people at /', { skip: SKIP }, () => {
     assert.doesNotMatch(scripts[0]!, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
     // Built from the catalogue for this service's public URL.
-    assert.equal(buildHomePage(PUBLIC_URL).csp, csp);
+    assert.equal(buildHomePage(PUBLIC_URL, BREAKING).csp, csp);
     // The snippets use the public URL.
     assert.ok(html.includes(`curl -i &#39;${PUBLIC_URL}/`), 'curl snippet with the public URL');
     assert.ok(html.includes(`&quot;url&quot;: &quot;${PUBLIC_URL}/mcp&quot;`), 'remote MCP configuration');
@@ -149,9 +151,23 @@ describe('home page for people at /', { skip: SKIP }, () => {
     }
   });
 
+  test("the catalogue's poll schedule of each wire is the one /sources reports for its sources (EDGAR's 2 s)", async () => {
+    const html = await (await svc.get('/', { headers: { accept: 'text/html' } })).text();
+    const sources = (await (await svc.get('/sources')).json()) as { wire: string; state: { freshness: { floor_sec: number; ceiling_sec: number } } | null }[];
+    for (const w of WIRES) {
+      const row = new RegExp(`<tr data-wire="${w.id}">[\\s\\S]*?<small class="fr">([^<]*)<br>`).exec(html);
+      assert.ok(row, `catalogue row of ${w.id}`);
+      const states = sources.filter((s) => s.wire === w.paid[0]!.path).map((s) => s.state!.freshness);
+      assert.equal(states.length, w.sources.length, `${w.id}: every source in /sources`);
+      const polled = { floorSec: Math.min(...states.map((f) => f.floor_sec)), ceilingSec: Math.max(...states.map((f) => f.ceiling_sec)) };
+      assert.equal(row[1], scheduleText(polled), `${w.id}: the page says "${row[1]}", /sources polls ${polled.floorSec}–${polled.ceilingSec} s`);
+    }
+    assert.match(html, /<tr data-wire="edgar">[\s\S]*?<small class="fr">every 2 s<br>/, 'EDGAR is polled every 2 s');
+  });
+
   test('everything inserted is escaped, whatever the public URL', () => {
     const hostile = 'https://wires.example/a&b"c<d>\'e';
-    const { html } = buildHomePage(hostile);
+    const { html } = buildHomePage(hostile, BREAKING);
     assert.ok(!html.includes(hostile), 'the raw URL never appears');
     assert.ok(html.includes('https://wires.example/a&amp;b&quot;c&lt;d&gt;'), 'escaped where inserted');
     assert.doesNotMatch(html, /<d>/);

@@ -6,7 +6,7 @@ import { durationMs } from './duration.js';
 import { WIRES, type RouteDef, type SourceDef, type Tier, type WireDef } from './wires.js';
 
 export { WIRES } from './wires.js';
-export { budgetOf, DEFAULT_BUDGET, HOST_BUDGETS, intervalRange, QUIET_SHARE, TIER_POLLING } from './polling.js';
+export { budgetOf, DEFAULT_BUDGET, HOST_BUDGETS, intervalRange, QUIET_SHARE, scheduleText, TIER_POLLING, wireSchedule } from './polling.js';
 export type { QueryKind, RouteDef, SourceDef, SourceFormat, Tier, WireDef } from './wires.js';
 
 export interface Route {

@@ -9,7 +9,7 @@
  * for an hour at the ceiling); never sooner than the host's `Cache-Control: max-age` allows,
  * and never more often than its request budget.
  */
-import type { SourceDef, Tier } from './wires.js';
+import type { SourceDef, Tier, WireDef } from './wires.js';
 
 export interface TierPolling {
   /** Shortest interval, for a source that changes on every poll. */
@@ -78,4 +78,19 @@ export function intervalRange(source: SourceDef & { wire: { tier: Tier } }, brea
   const polite = source.minIntervalSec ?? 0;
   const ceilingSec = Math.max(tier.ceilingSec, polite);
   return { floorSec: Math.min(ceilingSec, Math.max(tier.floorSec, polite)), ceilingSec };
+}
+
+/**
+ * A wire's poll schedule: the shortest floor and the longest ceiling among its sources' ranges,
+ * so one source on a fixed interval (EDGAR's 2 s) is shown as it is polled, not as its tier.
+ */
+export function wireSchedule(wire: WireDef, breaking: { floorSec: number; ceilingSec: number }): { floorSec: number; ceilingSec: number } {
+  const ranges = wire.sources.map((s) => intervalRange({ ...s, wire }, breaking));
+  return { floorSec: Math.min(...ranges.map((r) => r.floorSec)), ceilingSec: Math.max(...ranges.map((r) => r.ceilingSec)) };
+}
+
+/** "every 2 s", "every 10 s–1 min": a schedule as the page and the docs word it. */
+export function scheduleText({ floorSec, ceilingSec }: { floorSec: number; ceilingSec: number }): string {
+  const t = (sec: number) => (sec < 60 || sec % 60 !== 0 ? `${sec} s` : `${sec / 60} min`);
+  return floorSec === ceilingSec ? `every ${t(floorSec)}` : `every ${t(floorSec)}–${t(ceilingSec)}`;
 }

@@ -10,7 +10,7 @@
  * with createElement and textContent only.
  */
 import { createHash } from 'node:crypto';
-import { filtersOf, PAID_ROUTES, SOURCES, TIER_POLLING, WIRES, type QueryKind, type RouteDef, type Tier, type WireDef } from '../catalog/index.js';
+import { filtersOf, PAID_ROUTES, scheduleText, SOURCES, WIRES, wireSchedule, type QueryKind, type RouteDef, type Tier, type WireDef } from '../catalog/index.js';
 
 export interface HomePage {
   html: string;
@@ -70,12 +70,6 @@ function duration(text: string): string {
   return `${n} ${n === '1' && unit === 'days' ? 'day' : unit}`;
 }
 
-function tierCadence(tier: Tier): string {
-  const { floorSec, ceilingSec } = TIER_POLLING[tier];
-  const t = (sec: number) => (sec < 60 ? `${sec} s` : `${Math.round(sec / 60)} min`);
-  return `every ${t(floorSec)}–${t(ceilingSec)}`;
-}
-
 function qNote(r: RouteDef): string {
   if (r.q === 'none') return 'no q';
   if (r.q === 'state') return 'q = US state code';
@@ -85,7 +79,7 @@ function qNote(r: RouteDef): string {
 // ---------------------------------------------------------------------------------------
 // Sections rendered on the server
 
-function catalogueRows(): string {
+function catalogueRows(breaking: PollRange): string {
   return WIRES.map((w) => {
     const routes = w.paid
       .map((r) => {
@@ -102,7 +96,7 @@ function catalogueRows(): string {
       `<td><code class="fname">${esc(w.filter.name)}</code><ul class="chips">${values}</ul></td>` +
       `<td>${prices}</td>` +
       `<td><a href="${esc(w.preview.path)}" data-try="${esc(w.id)}"><code>${esc(w.preview.path)}</code></a>${pnote ? ` <span class="note">${esc(pnote)}</span>` : ''}</td>` +
-      `<td><span class="tier t-${esc(w.tier)}">${esc(w.tier)}</span><small class="fr">${esc(tierCadence(w.tier))}<br>keeps ${esc(duration(w.retention))}</small></td></tr>`
+      `<td><span class="tier t-${esc(w.tier)}">${esc(w.tier)}</span><small class="fr">${esc(scheduleText(wireSchedule(w, breaking)))}<br>keeps ${esc(duration(w.retention))}</small></td></tr>`
     );
   }).join('\n');
 }
@@ -686,7 +680,10 @@ const FAVICON =
       '<path d="M8 10h16M8 16h16M8 22h16" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>',
   );
 
-export function buildHomePage(publicUrl: string): HomePage {
+/** The breaking tier's poll range, as configured (POLL_FLOOR_SEC, POLL_INTERVAL_SEC). */
+type PollRange = { floorSec: number; ceilingSec: number };
+
+export function buildHomePage(publicUrl: string, breaking: PollRange): HomePage {
   // A quote would end the single-quoted strings of the shell and TypeScript snippets.
   const base = publicUrl.replace(/\/+$/, '').replace(/'/g, '%27');
   const data: PageData = {
@@ -782,7 +779,7 @@ export function buildHomePage(publicUrl: string): HomePage {
 <div class="panel tbl"><table>
 <thead><tr><th>Wire</th><th>Paid route</th><th>Filter</th><th>USD per call</th><th>Free preview</th><th>Freshness</th></tr></thead>
 <tbody>
-${catalogueRows()}
+${catalogueRows(breaking)}
 </tbody></table></div>
 </section>
 
