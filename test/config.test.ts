@@ -90,3 +90,17 @@ test('the catalogue holds the contract: 22 paid routes, 21 previews, consistent 
   assert.equal(usdToAtomic('0.01'), '10000');
   assert.equal(usdToAtomic('1.5'), '1500000');
 });
+
+test('every install script in the lock file has a decision in allowScripts, so npm ci warns of none', () => {
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const allow = (JSON.parse(read('package.json')) as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+  const withScripts = new Set(
+    Object.entries(lock.packages)
+      .filter(([path, p]) => path !== '' && p.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+  );
+  assert.ok(withScripts.has('secp256k1'), 'the lock file names the packages with install scripts');
+  assert.deepEqual([...withScripts].filter((name) => !(name in allow)).sort(), [], 'packages whose install script has no decision');
+  assert.equal(allow.secp256k1, true, 'the native signature check may build where no prebuilt binary fits');
+  assert.ok(read('docs/deployment.md').includes('**Native modules.**'), 'the decisions are documented');
+});
