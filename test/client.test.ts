@@ -167,6 +167,19 @@ describe('wires-mcp over stdio', () => {
     }
   });
 
+  test('a bad parameter: the tool error names the allowed values once', async () => {
+    const client = await connect({});
+    try {
+      const bad = await client.callTool({ name: 'edgar_filings', arguments: { form: '8k' } });
+      assert.equal(bad.isError, true);
+      const message = texts(bad);
+      assert.match(message, /form must be one of: 8-k, 10-q/);
+      assert.equal(message.split('10-q').length - 1, 1, `the values are listed once: ${message}`);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('without a key a paid tool answers the preview with the asked limit, capped at 3', async () => {
     const client = await connect({});
     try {

@@ -196,7 +196,7 @@ describe('subscriptions', () => {
     assert.deepEqual(bad.body.error, http.error, 'the same error as the HTTP route');
     const other = await refusedUpgrade(url('wire=cve&category=markets'), { 'PAYMENT-SIGNATURE': header });
     assert.equal(other.body.error.code, 'unknown_parameter');
-    assert.match(other.body.error.message, /a cve subscription takes: src, q/);
+    assert.match(other.body.error.message, /a subscription to cve takes: src, q/);
     assert.equal((await refusedUpgrade(url('wire=news&q=a+b+c+d+e+f+g+h+i'), { 'PAYMENT-SIGNATURE': header })).body.error.param, 'q');
     // Nothing was taken: the same payment then opens a stream and buys a fresh block.
     const c = await openStream(url('wire=news&category=markets'), { 'PAYMENT-SIGNATURE': header });

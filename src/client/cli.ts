@@ -146,7 +146,7 @@ async function stream(client: WiresClient, { stream: wire, params, json }: Strea
   if (!client.canPay)
     throw new WiresError(
       'payment_required',
-      `wires stream needs WALLET_PRIVATE_KEY: a ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`,
+      `wires stream needs WALLET_PRIVATE_KEY: the ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`,
     );
   const s = client.stream(wire.id as WireId, params, {
     onEvent: (e) =>
@@ -202,8 +202,7 @@ main().then(
       return process.exit(2);
     }
     if (err instanceof WiresError) {
-      const allowed = err.details.allowed as string[] | undefined;
-      process.stderr.write(`wires: ${err.message}${allowed ? `\nallowed: ${allowed.join(', ')}` : ''}\n`);
+      process.stderr.write(`wires: ${err.explain('\n')}\n`);
       return process.exit(1);
     }
     process.stderr.write(`wires: ${(err as Error)?.message ?? err}\n`);

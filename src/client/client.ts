@@ -74,6 +74,12 @@ export class WiresError extends Error {
   ) {
     super(message);
   }
+
+  /** The message, and the allowed values where the message does not already list them. */
+  explain(separator = ' '): string {
+    const allowed = (this.details.allowed as string[] | undefined)?.join(', ');
+    return allowed && !this.message.includes(allowed) ? `${this.message}${separator}(allowed: ${allowed})` : this.message;
+  }
 }
 
 /** x402 v2 PaymentRequired, as a 402's PAYMENT-REQUIRED header or a stream message carries it. */
@@ -167,7 +173,7 @@ export class WiresClient {
     // Checked here before anything is signed, so a typo costs nothing.
     for (const [name, value] of Object.entries(params as Record<string, string>)) {
       if (name !== 'q' && name !== def.filter.name) {
-        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; a ${wire} stream takes: ${def.filter.name}, q`, { status: 400, param: name, allowed: [def.filter.name, 'q'] });
+        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; the ${wire} stream takes: ${def.filter.name}, q`, { status: 400, param: name, allowed: [def.filter.name, 'q'] });
       }
       if (name === def.filter.name && !def.filter.values.includes(value)) {
         throw new WiresError('invalid_parameter', `${name} must be one of: ${def.filter.values.join(', ')}`, { status: 400, param: name, allowed: def.filter.values });

@@ -112,8 +112,7 @@ async function callTool(params: Record<string, unknown>): Promise<RpcOutcome> {
       return { result: await preview(`Payment not made: ${(err as Error).message}.`) };
     }
   } catch (err) {
-    const allowed = err instanceof WiresError ? (err.details.allowed as string[] | undefined) : undefined;
-    return { result: { isError: true, content: text(`${(err as Error).message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`) } };
+    return { result: { isError: true, content: text(err instanceof WiresError ? err.explain() : (err as Error).message) } };
   }
 }
 

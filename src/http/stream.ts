@@ -93,7 +93,7 @@ export function streamOffers(config: Readonly<Config>, paymentsOn: boolean): Map
         amount: s.blockAmount,
         price: s.blockPrice,
         description: `${BLOCK_MINUTES} minutes of ${s.wire.title} items pushed over WebSocket as they arrive`,
-        message: `A ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
+        message: `The ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
       }),
     );
   }

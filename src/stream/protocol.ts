@@ -114,7 +114,10 @@ function buildStreamWires(): Map<string, StreamWire> {
         if (unknown !== undefined) {
           return {
             ok: false,
-            error: apiError(400, 'unknown_parameter', `unknown parameter "${unknown.slice(0, 64)}"; a ${wire.id} subscription takes: ${allowed.join(', ')}`, { param: unknown.slice(0, 64), allowed }),
+            error: apiError(400, 'unknown_parameter', `unknown parameter "${unknown.slice(0, 64)}"; a subscription to ${wire.id} takes: ${allowed.join(', ')}`, {
+              param: unknown.slice(0, 64),
+              allowed,
+            }),
           };
         }
         const query = names.map((n) => `${encodeURIComponent(n)}=${encodeURIComponent(params[n]!)}`).join('&');
