@@ -175,6 +175,25 @@ describe('the demo corpus, as served', () => {
     }
   });
 
+  test("every filter value of every wire has items, as a newcomer's first try of each finds them", async () => {
+    const empty: string[] = [];
+    for (const w of WIRES) {
+      for (const value of w.filter.values) {
+        const path = `${w.preview.path}?${w.filter.name}=${value}`;
+        if (w.preview.qRequired) {
+          // A search needs its terms: the words of an item held under the value must find it.
+          const held = service.wires
+            .get(w.id)!
+            .items()
+            .find((i) => i.filter === value);
+          const q = held?.title.split(/\W+/).find((word) => word.length > 4);
+          if (!q || (await getJson(base, `${path}&q=${encodeURIComponent(q)}`)).count === 0) empty.push(path);
+        } else if ((await getJson(base, path)).count === 0) empty.push(path);
+      }
+    }
+    assert.deepEqual(empty, [], 'previews that show nothing');
+  });
+
   test('/contracts: each award is in its size bucket, and no award is in two buckets', async () => {
     const awards = service.wires.get('contracts')!.items();
     const bucketOf = new Map<string, string>();

@@ -45,7 +45,10 @@ const redisDir = join(base.dataDir, 'redis');
 if (replicas > 1) privateDir(redisDir);
 const redis = replicas > 1 ? await startRedis({ dir: redisDir }) : null;
 const children = redis ? await Promise.all(Array.from({ length: replicas - 1 }, (_, i) => startReplica(i + 2))) : [];
-const config = loadConfig({ ...env, ...(redis ? { REDIS_URL: redis.url, REPLICA_ID: 'demo-1' } : {}) });
+// Each replica has a data dir of its own beside the redis-server's, so their snapshots and the
+// item stream share one history: a snapshot of the one-process demo holds items the stream never
+// carried, and a leader restored from it would keep them from the other replicas.
+const config = loadConfig({ ...env, ...(redis ? { REDIS_URL: redis.url, REPLICA_ID: 'demo-1', DATA_DIR: join(base.dataDir, 'replica-1') } : {}) });
 setLogLevel(config.logLevel);
 const service = await startService(config);
 await service.scheduler!.firstRun;
