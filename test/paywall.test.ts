@@ -257,7 +257,7 @@ describe('paying from the page with a browser wallet', () => {
     await page.click('#pay');
     await page.waitForFunction(() => /^(Paid|Not paid)/.test(document.getElementById('pay-status')?.textContent ?? ''), { timeout: WAIT });
     const status = await page.$eval('#pay-status', (e) => e.textContent ?? '');
-    assert.match(status, /^Paid 5000 USDC atomic units: \d+ results\.$/);
+    assert.match(status, /^Paid 0.005 USD \(USDC\): \d+ results?\.$/);
     const shown = JSON.parse(await page.$eval('#pay-result', (e) => e.textContent ?? '{}')) as { articles: unknown[] };
     assert.ok(shown.articles.length > 0, 'the data is on the page');
     assert.deepEqual(asked, ['eth_requestAccounts', 'eth_chainId', 'eth_signTypedData_v4']);

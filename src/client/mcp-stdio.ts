@@ -109,7 +109,7 @@ async function callTool(params: Record<string, unknown>): Promise<RpcOutcome> {
     } catch (err) {
       // Parameter errors are the caller's to fix; payment problems fall back to the preview.
       if (err instanceof WiresError && err.details.status === 400) throw err;
-      return { result: await preview(`Payment not made: ${(err as Error).message}.`) };
+      return { result: await preview(`Payment not made: ${(err as Error).message.replace(/\.$/, '')}.`) };
     }
   } catch (err) {
     return { result: { isError: true, content: text(err instanceof WiresError ? err.explain() : (err as Error).message) } };

@@ -265,10 +265,10 @@ function metricsHandler(registry: Registry, token: string | null): Handler {
 }
 
 const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is at /llms-full.txt and /openapi.json.');
-const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'Only GET and HEAD are supported on this route.');
-const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; the request was not charged.');
+const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'This route takes GET, HEAD and OPTIONS only.');
+const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; nothing was charged.');
 
-const BODY_NOT_ALLOWED = apiError(413, 'body_too_large', 'This request takes no body (only POST /mcp does); the connection is closed without reading it.');
+const BODY_NOT_ALLOWED = apiError(413, 'body_too_large', 'This request takes no body (only POST /mcp and WebSub notifications do); the connection is closed without reading it.');
 
 const MCP_METHODS = apiError(405, 'method_not_allowed', 'POST /mcp speaks MCP (JSON-RPC over Streamable HTTP, JSON responses, no event stream); GET /mcp returns the catalogue.');
 

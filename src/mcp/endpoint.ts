@@ -60,7 +60,7 @@ async function callTool(params: Record<string, unknown>, deps: McpDeps): Promise
   // The same parser as HTTP, so a tool call is refused exactly where the route would be.
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return toolError(`argument ${k} must be a string or a number`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return toolError(`argument ${k} must be a string, a number or a boolean`);
     query.append(k, String(v));
   }
   const parsed = rt.parse(query.toString());
@@ -84,7 +84,7 @@ async function callTool(params: Record<string, unknown>, deps: McpDeps): Promise
     produce: () => Buffer.from(rt.run(p, startedAt)),
   });
   if (intake.kind === 'throttled') {
-    return toolError(`too_many_failed_payments: too many failed payments from this address; retry in ${intake.retryAfterSec} s. Nothing was charged.`);
+    return toolError(`too_many_failed_payments: Too many failed payments from this address; retry in ${intake.retryAfterSec} s. Nothing was charged.`);
   }
   if (intake.kind === 'malformed') return ok(paymentRequired(offer, `invalid_payment: ${intake.message}`));
   if (intake.kind === 'rejected') return ok(paymentRequired(offer, `${intake.reason}: ${intake.message}`, intake.reason));

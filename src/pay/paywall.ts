@@ -99,7 +99,7 @@ const PAY_SCRIPT = `(() => {
       const res = await fetch(location.pathname + location.search, { headers: { 'PAYMENT-SIGNATURE': base64(JSON.stringify(payment)), Accept: 'application/json' } });
       const body = await res.json();
       if (!res.ok) return say('Not paid (' + res.status + '): ' + ((body.error && body.error.message) || 'refused'));
-      say('Paid ' + req.amount + ' USDC atomic units: ' + body.count + ' results.');
+      say('Paid ' + (Number(req.amount) / 1e6) + ' USD (USDC): ' + body.count + (body.count === 1 ? ' result.' : ' results.'));
       result.textContent = JSON.stringify(body, null, 2);
     } catch (err) {
       say('Not paid: ' + ((err && err.message) || err));

@@ -69,15 +69,18 @@ export function verifyPayment(payload: PaymentPayload, offer: PaymentRequirement
     return fail('invalid_exact_evm_payload_authorization_value_mismatch', `authorization value ${auth.value} must equal the price ${offer.amount}`);
   }
   if (Number(auth.validAfter) > nowSec + CLOCK_SKEW_SEC) {
-    return fail('invalid_exact_evm_payload_authorization_valid_after', `authorization is not valid before ${auth.validAfter} (now ${nowSec})`);
+    return fail('invalid_exact_evm_payload_authorization_valid_after', `authorization is not valid before ${auth.validAfter} (now ${nowSec}, Unix seconds)`);
   }
   if (Number(auth.validBefore) < nowSec + MIN_VALIDITY_SEC) {
-    return fail('invalid_exact_evm_payload_authorization_valid_before', `authorization expires at ${auth.validBefore}; it must stay valid at least ${MIN_VALIDITY_SEC} s after now (${nowSec})`);
+    return fail(
+      'invalid_exact_evm_payload_authorization_valid_before',
+      `authorization expires at ${auth.validBefore}; it must stay valid at least ${MIN_VALIDITY_SEC} s after now (${nowSec}, Unix seconds)`,
+    );
   }
   if (Number(auth.validBefore) > nowSec + offer.maxTimeoutSeconds + MAX_VALIDITY_SLACK_SEC) {
     return fail(
       'invalid_exact_evm_payload_authorization_valid_before',
-      `authorization is valid until ${auth.validBefore}; at most ${offer.maxTimeoutSeconds + MAX_VALIDITY_SLACK_SEC} s after now (${nowSec}): the offer's maxTimeoutSeconds plus ${MAX_VALIDITY_SLACK_SEC}`,
+      `authorization is valid until ${auth.validBefore}; at most ${offer.maxTimeoutSeconds + MAX_VALIDITY_SLACK_SEC} s after now (${nowSec}, Unix seconds): the offer's maxTimeoutSeconds plus ${MAX_VALIDITY_SLACK_SEC} s`,
     );
   }
   const signer = recoverSigner(authorizationDigest(separator, auth), payload.payload.signature);

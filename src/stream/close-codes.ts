@@ -5,7 +5,7 @@
 export const CLOSE = {
   going_away: [1001, 'server shutting down'],
   payment_expired: [4402, 'paid time ended; pay the next block before it ends to keep the stream'],
-  not_paid: [4401, 'no payment in the first message within 30 s'],
+  not_paid: [4401, 'not paid within 30 s of opening (pay=message)'],
   too_slow: [4008, 'too slow: more than 1 MiB of pushed items unread'],
 } as const satisfies Record<string, readonly [number, string]>;
 
