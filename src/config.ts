@@ -36,6 +36,8 @@ export interface Config {
   pollFloorSec: number;
   /** Subscribe to WebSub hubs (needs a PUBLIC_URL the hubs reach). */
   websub: boolean;
+  /** Let destinations a feed chose (hubs, redirect targets) be loopback, private, link-local… addresses. */
+  allowPrivateDestinations: boolean;
   /** Worker threads for fetching and parsing. */
   ingestThreads: number;
   userAgent: string;
@@ -135,6 +137,11 @@ export const OPTIONS: readonly OptionDef[] = [
     default: '1',
     doc: 'Subscribe to the WebSub hubs feeds name (needs PUBLIC_URL reachable by the hubs); 0 polls only. In replica mode the leader subscribes and any replica takes the callbacks.',
   },
+  {
+    env: 'ALLOW_PRIVATE_DESTINATIONS',
+    default: '0',
+    doc: "1 lets a feed's WebSub hub and its redirects lead to loopback, private, link-local, unique-local and other non-public addresses (tests, internal mirrors). 0 refuses them; configured source URLs are never checked.",
+  },
   { env: 'INGEST_THREADS', default: '1', doc: 'Worker threads that fetch and parse feeds.' },
   { env: 'USER_AGENT', default: DEFAULT_USER_AGENT, doc: 'User-Agent sent to sources; SEC and NWS require a contact address.' },
   { env: 'WIRES_SOURCES', default: '', doc: 'JSON file of source id → URL overrides (mirrors, proxies, fixtures).' },
@@ -187,6 +194,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     return n;
   };
 
+  // A strict 0/1: a typo must not quietly open (or close) the private network.
+  const flag = (name: string): boolean => {
+    const text = get(name);
+    if (text !== '0' && text !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${text}"`);
+    return text === '1';
+  };
+
   const port = int('PORT', 0, 65535);
   const logLevel = get('LOG_LEVEL');
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
@@ -234,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     pollIntervalSec: int('POLL_INTERVAL_SEC', 1, 3600),
     pollFloorSec: Math.min(int('POLL_FLOOR_SEC', 1, 3600), int('POLL_INTERVAL_SEC', 1, 3600)),
     websub: get('WEBSUB') !== '0',
+    allowPrivateDestinations: flag('ALLOW_PRIVATE_DESTINATIONS'),
     ingestThreads: int('INGEST_THREADS', 1, 16),
     userAgent: get('USER_AGENT'),
     sourcesFile: get('WIRES_SOURCES') || null,

@@ -207,7 +207,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     await loadSnapshots(config.dataDir, wires);
   }
 
-  const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec);
+  const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec, config.allowPrivateDestinations);
   let scheduler: Scheduler | null = null;
   // Only a replica that polls subscribes to hubs; a notification goes the way a polled document goes.
   const pushOn = config.websub && !config.publicUrlDefaulted;
@@ -217,6 +217,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
         offReason: websubState(config),
         maxBodyBytes: fetcher.maxBodyBytes,
         userAgent: config.userAgent,
+        allowPrivateDestinations: config.allowPrivateDestinations,
         deliver: (id, body, type, topic) => void scheduler?.deliver(id, body, type, topic),
       })
     : null;

@@ -24,6 +24,8 @@ const OPTIONS: FetcherOptions = {
   maxRedirects: 3,
   retries: 2,
   retryBaseMs: 20,
+  // Every test server is on loopback, redirects between them included (test/ssrf.test.ts checks the refusal).
+  allowPrivateDestinations: true,
 };
 
 const BODY = '<rss><channel><title>ok</title></channel></rss>';

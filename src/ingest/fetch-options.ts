@@ -6,7 +6,7 @@
  */
 import type { FetcherOptions } from './fetch/fetcher.js';
 
-export function fetcherOptions(userAgent: string, totalTimeoutSec: number): FetcherOptions {
+export function fetcherOptions(userAgent: string, totalTimeoutSec: number, allowPrivateDestinations = false): FetcherOptions {
   const total = totalTimeoutSec * 1000;
   return {
     userAgent,
@@ -19,5 +19,6 @@ export function fetcherOptions(userAgent: string, totalTimeoutSec: number): Fetc
     maxRedirects: 5,
     retries: 2,
     retryBaseMs: 500,
+    allowPrivateDestinations,
   };
 }

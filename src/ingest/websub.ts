@@ -11,7 +11,9 @@
  * subscribes again after RETRY_MS.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Agent } from 'undici';
 import { log } from '../log.js';
+import { publicOnlyConnector } from './fetch/destination.js';
 import { parseLinkHeader } from './fetch/fetcher.js';
 import { steadyNow, wallOf } from '../clock.js';
 
@@ -54,6 +56,8 @@ export interface WebSubOptions {
   /** Hands a verified notification's document to the ingest path. */
   deliver: (sourceId: string, body: Uint8Array, contentType: string | undefined, topic: string) => void;
   userAgent: string;
+  /** Let hubs be on loopback, private, link-local… addresses (ALLOW_PRIVATE_DESTINATIONS); default false. */
+  allowPrivateDestinations?: boolean;
 }
 
 export interface CallbackAnswer {
@@ -105,8 +109,13 @@ export const callbackError = (status: number, error: string, message: string): C
 export class WebSub implements WebSubCallbacks {
   private readonly subs = new Map<string, Subscription>();
   private stopped = false;
+  /** Sends the subscription requests. A hub is named by the feed, so it must be a public address unless allowed (destination.ts). */
+  private readonly hubAgent: Agent;
 
-  constructor(private readonly opts: WebSubOptions) {}
+  constructor(private readonly opts: WebSubOptions) {
+    const connect = { timeout: 10_000, autoSelectFamily: true };
+    this.hubAgent = new Agent({ connect: opts.allowPrivateDestinations ? connect : publicOnlyConnector('hub', connect) });
+  }
 
   get maxBodyBytes(): number {
     return this.opts.maxBodyBytes;
@@ -250,6 +259,7 @@ export class WebSub implements WebSubCallbacks {
   stop(): void {
     this.stopped = true;
     for (const s of this.subs.values()) clearTimeout(s.timer);
+    void this.hubAgent.destroy().catch(() => undefined);
   }
 
   /**
@@ -302,17 +312,22 @@ export class WebSub implements WebSubCallbacks {
     const form = new URLSearchParams({ 'hub.callback': this.callbackUrl(sourceId), 'hub.mode': mode, 'hub.topic': topic, 'hub.lease_seconds': String(LEASE_SECONDS), 'hub.secret': s.secret! });
     let problem: string | null = null;
     try {
-      const res = await fetch(hub, {
+      // No redirect is followed: a 3xx is an answer that is not 2xx.
+      const url = new URL(hub);
+      const res = await this.hubAgent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': this.opts.userAgent },
         body: form.toString(),
-        redirect: 'error',
         signal: AbortSignal.timeout(15_000),
       });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status < 200 || res.status > 299) problem = `the hub answered HTTP ${res.status} to the ${mode} request`;
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      if (res.statusCode < 200 || res.statusCode > 299) problem = `the hub answered HTTP ${res.statusCode} to the ${mode} request`;
     } catch (err) {
-      problem = `the hub could not be reached: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+      const e = err as { code?: unknown; message?: unknown };
+      // A refused destination: its message says where, why and which setting allows it; nothing was sent.
+      problem = e?.code === 'ERR_BLOCKED_DESTINATION' ? String(e.message) : `the hub could not be reached: ${String(e?.message ?? err).slice(0, 200)}`;
     }
     if (this.stopped) return;
     if (problem) return this.refuse(sourceId, s, problem);

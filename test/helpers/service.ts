@@ -68,6 +68,8 @@ export async function startPollingService(overrides: Record<string, string>, env
     POLL_INTERVAL_SEC: '3600',
     POLL_FLOOR_SEC: '3600',
     FETCH_TIMEOUT_SEC: GENEROUS_FETCH_TIMEOUT_SEC,
+    // Test publishers, hubs and redirect targets are all on loopback (test/ssrf.test.ts turns it off).
+    ALLOW_PRIVATE_DESTINATIONS: '1',
     ...env,
   });
   const service = await startService(config);

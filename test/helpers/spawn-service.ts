@@ -17,7 +17,8 @@ export interface ServiceProcess {
 
 export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [ENTRY], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    // Test publishers and hubs are on loopback: let the feeds name them.
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

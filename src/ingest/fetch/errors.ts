@@ -16,7 +16,9 @@ export type FetchErrorCode =
   | 'network'
   | 'aborted'
   /** The fetcher refused to send: not an http(s) URL, a redirect to another scheme, an unsendable request. */
-  | 'blocked';
+  | 'blocked'
+  /** A redirect led to a loopback, private, link-local… address (destination.ts) while ALLOW_PRIVATE_DESTINATIONS is off. */
+  | 'blocked_destination';
 
 /** A failure the fetcher understood. `retryable` is a property of the failure, not of the attempt count. */
 export class FetchFailure extends Error {
@@ -72,6 +74,11 @@ export function toFailure(err: unknown): FetchFailure {
   if (err instanceof FetchFailure) return err;
   const e = (err ?? {}) as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown } };
   const code = typeof e.code === 'string' ? e.code : typeof e.cause?.code === 'string' ? e.cause.code : undefined;
+  // Its message already says where, why, and which setting allows it.
+  if (code === 'ERR_BLOCKED_DESTINATION') {
+    const source = (e.code === code ? e : e.cause) as { message?: unknown };
+    return new FetchFailure('blocked_destination', String(source.message).slice(0, 300), false);
+  }
   if (code && TIMEOUTS[code]) return new FetchFailure('timeout', TIMEOUTS[code], true);
   // A server speaking broken HTTP will not mend in the next second.
   if (code?.startsWith('HPE_') || e.name === 'HTTPParserError') return new FetchFailure('network', `malformed HTTP response${code ? ` (${code})` : ''}`, false);

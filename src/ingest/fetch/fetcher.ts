@@ -18,6 +18,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { codingsOf, destroyQuietly, readBody } from './body.js';
 import { Deadline } from './deadline.js';
+import { publicOnlyConnector } from './destination.js';
 import { FetchFailure, toFailure, type FetchErrorCode } from './errors.js';
 import { REDIRECT_STATUSES, RedirectTracker, httpUrl, type Hop } from './redirect.js';
 import { backoffMs, isRetryableStatus, parseRetryAfter } from './retry.js';
@@ -68,6 +69,8 @@ export interface FetcherOptions {
   retryBaseMs: number;
   /** Connections kept per origin (default 4): concurrent fetches to one host beyond this queue. */
   connectionsPerOrigin?: number;
+  /** Let redirects lead to loopback, private, link-local… addresses (ALLOW_PRIVATE_DESTINATIONS); default false. */
+  allowPrivateDestinations?: boolean;
 }
 
 export type FetchResult =
@@ -84,22 +87,26 @@ type Outcome = Done<'ok'> | Done<'not-modified'> | (Done<'error'> & { retryable:
 const DISCARD_LIMIT = 64 * 1024;
 
 export class Fetcher {
+  /** For the URL the caller asked for: the operator configured it, so it goes wherever it says. */
   private readonly agent: Agent;
+  /** For redirect targets on other origins, which the publisher chose: public addresses only, unless allowed (destination.ts). */
+  private readonly redirectAgent: Agent;
   private readonly active = new Set<Deadline>();
   private closed = false;
 
   constructor(private readonly opts: FetcherOptions) {
-    this.agent = new Agent({
+    const pool = {
       connections: opts.connectionsPerOrigin ?? 4,
       pipelining: 1,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       headersTimeout: opts.headersTimeoutMs,
       bodyTimeout: opts.bodyTimeoutMs,
-      connect: { timeout: opts.connectTimeoutMs },
-      // Happy eyeballs: a host whose IPv6 address is unreachable from here still connects over IPv4.
-      autoSelectFamily: true,
-    });
+    };
+    // Happy eyeballs: a host whose IPv6 address is unreachable from here still connects over IPv4.
+    const connect = { timeout: opts.connectTimeoutMs, autoSelectFamily: true };
+    this.agent = new Agent({ ...pool, connect });
+    this.redirectAgent = opts.allowPrivateDestinations ? this.agent : new Agent({ ...pool, connect: publicOnlyConnector('redirect to', connect) });
   }
 
   /** Never rejects: every failure is an `error` result. */
@@ -133,7 +140,7 @@ export class Fetcher {
   async close(): Promise<void> {
     this.closed = true;
     for (const d of this.active) d.stop('aborted');
-    await this.agent.destroy();
+    await Promise.all([this.agent.destroy(), this.redirectAgent !== this.agent && this.redirectAgent.destroy()]);
   }
 
   /** One attempt, redirects included; converts everything thrown into an outcome. */
@@ -163,7 +170,9 @@ export class Fetcher {
     const redirects = new RedirectTracker(first, this.opts.maxRedirects);
 
     for (;;) {
-      const res = await this.agent.request({
+      // The configured URL's origin is the operator's choice, redirects within it too; any
+      // other origin a redirect names is the publisher's.
+      const res = await (hop.url.origin === first.origin ? this.agent : this.redirectAgent).request({
         origin: hop.url.origin,
         path: hop.url.pathname + hop.url.search,
         method: hop.method,
