@@ -140,6 +140,15 @@ test('a stream block bought on one replica and its authorization presented on an
   await new Promise((r) => setTimeout(r, 1100));
   assert.equal(await paidUntil(replicas[1]!), first, 'the block bought on r1, not a second one');
   assert.equal(await paidUntil(replicas[2]!), first);
+  // Each upgrade waited on Redis for its payment, so each 101 was written after an await: the
+  // log holds JSON lines only (no native warning about writes outside a cork).
+  for (const r of replicas) {
+    const plain = r
+      .logs()
+      .split('\n')
+      .filter((line) => line !== '' && !isJson(line));
+    assert.deepEqual(plain, [], `${r.url} wrote lines that are not JSON`);
+  }
   await until('the settlement', async () => (await chain.balanceOf(payer.address)) < payer0! && true);
   await new Promise((r) => setTimeout(r, 500));
   assert.equal((await chain.balanceOf(payer.address)) - payer0!, -BigInt(amount));
@@ -269,3 +278,12 @@ test('through nginx with the shipped replicas upstream: requests spread over the
     await proxy.stop();
   }
 });
+
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -60,6 +60,8 @@ interface Conn {
   /** The subscription the URL asked for, taken once the block is paid. */
   fromUrl: Wanted | null;
   ws: WebSocket<Conn> | null;
+  /** Upgraded inside its response's cork after an await: `open` writes nothing until that cork has returned. */
+  greetLater: boolean;
 }
 
 export interface StreamEndpoint {
@@ -185,7 +187,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         ]);
       }
       const client = clientAddress(res, req);
-      const conn: Conn = { stream, offer, client, openedAt: steadyNow(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null };
+      const conn: Conn = { stream, offer, client, openedAt: steadyNow(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null, greetLater: false };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
       const presented = presentedPayment(req);
       if (!presented) {
@@ -215,12 +217,15 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
           enterTiming(stats, statsSlot, startedAt);
           if (outcome.kind === 'paid') {
             credit(conn, intake, outcome);
-            // Not inside res.cork: in uWebSockets.js 20.57, cork() can mistake a socket just
-            // upgraded in its callback for the HTTP response it was (glibc's realloc keeps the
-            // address) and close it right after `open`, losing a paid stream with code 1006
-            // (uWebSockets #1928, fixed in uWebSockets 20.79). Uncorked, the 101 takes a few
-            // more writes and uWebSockets.js prints one warning line to stderr.
-            return upgrade();
+            // Corked, as every write after an await must be (uncorked, uWebSockets.js prints a
+            // warning line to stderr per upgrade). uWebSockets 20.57's cork() has a fault
+            // (uWebSockets #1928, fixed in 20.79): a socket still corked when the callback
+            // returns is taken for the HTTP response it was upgraded from (glibc's realloc keeps
+            // the address) and may be closed right after `open`, a paid stream lost with code
+            // 1006. upgrade() ends the 101 uncorked, and only a write from `open` can cork the
+            // new socket again, so `open` writes nothing until this cork has returned.
+            conn.greetLater = true;
+            return void res.cork(upgrade);
           }
           res.cork(() => {
             if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
@@ -238,10 +243,8 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const conn = ws.getUserData();
       conn.ws = ws;
       open.add(conn);
-      if (conn.paidUntil > 0) {
-        message(conn, paidMessage(conn));
-        subscribeFromUrl(conn);
-      } else message(conn, `{"type":"payment_required","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
+      if (conn.greetLater) setImmediate(greet, conn);
+      else greet(conn);
     },
 
     message: (ws, data) => {
@@ -285,6 +288,14 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       ws.subscribe(sub.key);
     }
     message(conn, `{"type":"subscribed","sub":${JSON.stringify(wanted.key)}}`);
+  };
+  /** The first messages of an open connection: `paid` and the URL's subscription, or the offer. */
+  const greet = (conn: Conn) => {
+    if (!conn.ws) return; // closed before it was greeted
+    if (conn.paidUntil > 0) {
+      message(conn, paidMessage(conn));
+      subscribeFromUrl(conn);
+    } else message(conn, `{"type":"payment_required","payment_required":${JSON.stringify(conn.offer.paymentRequired)}}`);
   };
   /** The URL's subscription, once: at open when the upgrade paid, else after the first payment. */
   const subscribeFromUrl = (conn: Conn) => {
