@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { checkCatalog, PAID_ROUTES, PREVIEW_ROUTES, usdToAtomic } from '../src/catalog/index.js';
 import { ConfigError, loadConfig, OPTIONS } from '../src/config.js';
-import { pollingTable, sourcesTableOf, tiersTable } from '../src/docs/readme-tables.js';
+import { fieldsTable, pollingTable, sourcesTableOf, tiersTable } from '../src/docs/readme-tables.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
@@ -58,6 +58,7 @@ test('the docs document every option, route, wire and source as the code has the
   assert.ok(DOC('sources').includes(tiersTable()), 'docs/sources.md tiers table matches the catalogue');
   assert.ok(DOC('sources').includes(pollingTable()), 'docs/sources.md polling table matches the catalogue');
   assert.ok(DOC('sources').includes(sourcesTableOf(new URL('fixtures/', ROOT))), 'docs/sources.md sources table matches the catalogue and the real captures');
+  assert.ok(DOC('routes').includes(fieldsTable()), "docs/routes.md's data fields table matches the catalogue");
 });
 
 test('the README is a front page: short, with the test command CI runs, and every link in it and in docs/ leads somewhere', () => {

@@ -3,9 +3,11 @@
  * per wire: add a wire to ./wires.ts and every route, schema and document follows.
  */
 import { durationMs } from './duration.js';
+import { WIRE_FIELDS } from './fields.js';
 import { WIRES, type RouteDef, type SourceDef, type Tier, type WireDef } from './wires.js';
 
 export { WIRES } from './wires.js';
+export { fieldsOf, WIRE_FIELDS, type FieldDef } from './fields.js';
 export { budgetOf, DEFAULT_BUDGET, HOST_BUDGETS, intervalRange, QUIET_SHARE, scheduleText, TIER_POLLING, wireSchedule } from './polling.js';
 export type { QueryKind, RouteDef, SourceDef, SourceFormat, Tier, WireDef } from './wires.js';
 
@@ -90,5 +92,10 @@ export function checkCatalog(): void {
       for (const f of filtersOf(s)) if (!wire.filter.values.includes(f)) throw new Error(`${s.id}: unknown filter ${f}`);
     }
     retentionMs(wire);
+  }
+  for (const [wire, fields] of Object.entries(WIRE_FIELDS)) {
+    if (!WIRES.some((w) => w.id === wire)) throw new Error(`fields for unknown wire ${wire}`);
+    if (new Set(fields.map((f) => f.name)).size !== fields.length) throw new Error(`${wire}: a field declared twice`);
+    for (const f of fields) if (!/^[a-z][a-z0-9_]*$/.test(f.name)) throw new Error(`${wire}: field ${f.name} is not snake_case`);
   }
 }

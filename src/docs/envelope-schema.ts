@@ -2,6 +2,8 @@
  * The result envelope's schema, written once: OpenAPI's components use it (with the article
  * as a `$ref`), and the x402 discovery extension of every offer embeds it whole.
  */
+import { fieldsOf } from '../catalog/fields.js';
+
 type Json = Record<string, unknown>;
 
 export const ARTICLE_SCHEMA: Json = {
@@ -16,8 +18,19 @@ export const ARTICLE_SCHEMA: Json = {
     age_minutes: { type: 'integer', description: 'Age of the item in minutes at response time.' },
     summary: { type: 'string', description: 'Plain-text summary; omitted on /news/preview.' },
     relevance: { type: 'number', description: 'Ranking score: text relevance times recency.' },
+    data: {
+      type: 'object',
+      description: "The wire's own fields, as its source states them (each wire's are listed in docs/routes.md); a field the source does not state is absent, and so is `data` when it states none.",
+    },
   },
 };
+
+/** A wire's `data` object: its declared fields (src/catalog/fields.ts), each optional. */
+export function dataSchema(wire: string): Json | null {
+  const fields = fieldsOf(wire);
+  if (fields.length === 0) return null;
+  return { type: 'object', properties: Object.fromEntries(fields.map((f) => [f.name, { ...f.schema, description: f.doc }])) };
+}
 
 /** The envelope, its articles given by `article` (the schema itself, or a reference to it). */
 export function envelopeSchema(article: Json = ARTICLE_SCHEMA): Json {

@@ -1,5 +1,5 @@
 /** `/llms-full.txt`: the whole route list as plain text, for agents reading the service cold. */
-import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
+import { fieldsOf, REDIRECTS, ROUTES, WIRES, type FieldDef, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
 import { BLOCK_MINUTES, CLOSE, IDLE_TIMEOUT_SEC, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, streamWires } from '../stream/protocol.js';
 
@@ -32,7 +32,8 @@ export function buildLlmsText(publicUrl: string): string {
     '## Result envelope',
     '',
     'query, since, count, took_ms, freshest, articles[] with title, url, source, category, published',
-    '(ISO 8601 UTC), age_minutes, summary (omitted on /news/preview), relevance.',
+    "(ISO 8601 UTC), age_minutes, summary (omitted on /news/preview), relevance, and data: the wire's",
+    'own fields (listed under each wire below) where its source states them; a field it does not state is absent.',
     'Errors: {"error":{"code","message","param","allowed"}}; 400 bad parameter, 402 payment, 404 unknown route.',
     '',
     '## Wires',
@@ -44,6 +45,8 @@ export function buildLlmsText(publicUrl: string): string {
       const price = route.kind === 'paid' ? `${route.def.price} USD per call` : 'free, at most 3 results';
       lines.push(`- GET ${route.path} (${price}): ${route.def.summary}`, ...describeParams(route));
     }
+    const fields = fieldsOf(wire.id);
+    if (fields.length > 0) lines.push('', 'data:', ...fields.map((f) => `- ${f.name} (${fieldType(f)}): ${f.doc}`));
     lines.push('');
   }
   lines.push(...streamText(), '');
@@ -89,4 +92,11 @@ function streamText(): string[] {
     `Limits: ${MAX_SUBSCRIPTIONS} subscriptions per connection, ${MAX_MESSAGE_BYTES / 1024} KiB per client message; a connection silent for ${IDLE_TIMEOUT_SEC} s is pinged (clients answer pings automatically) and closed if the ping goes unanswered as long.`,
     "Subscriptions with identical parameters share one key; an item matching two of a connection's subscriptions is pushed once for each.",
   ];
+}
+
+/** A field's type as the docs word it: `string (date)`, `string[]`, `object[]`. */
+export function fieldType(f: FieldDef): string {
+  const s = f.schema;
+  if (s.type === 'array') return `${s.items.type}[]`;
+  return 'format' in s && s.format ? `${s.type} (${s.format})` : s.type;
 }

@@ -3,10 +3,10 @@
  * TypeBox parameter schemas the server validates with, so the document cannot disagree with
  * the routes.
  */
-import { REDIRECTS, ROUTES, type Route } from '../catalog/index.js';
+import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
-import { ARTICLE_SCHEMA, envelopeSchema } from './envelope-schema.js';
+import { ARTICLE_SCHEMA, dataSchema, envelopeSchema } from './envelope-schema.js';
 import { toOpenApiSchema } from './param-schema.js';
 import { BLOCK_MINUTES, ClientMessage, CLOSE, IDLE_TIMEOUT_SEC, MAX_BUFFERED_BYTES, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, STREAM_TIMING, streamWires } from '../stream/protocol.js';
 
@@ -33,7 +33,7 @@ function wireOperation(route: Route): Json {
     schema: p.schema,
   }));
   const responses: Json = {
-    200: { description: 'The result envelope.', content: jsonContent(ref('Envelope')) },
+    200: { description: 'The result envelope.', content: jsonContent(ref(dataSchema(route.wire.id) ? `${schemaName(route.wire.id)}Envelope` : 'Envelope')) },
     400: { description: 'A parameter is invalid, unknown, repeated or empty, or a payment header cannot be read.', content: jsonContent(ref('Error')) },
   };
   const op: Json = {
@@ -78,10 +78,28 @@ function freeOperation(id: string, summary: string, schema: Json, type = 'applic
   return { get: { operationId: id, summary, tags: ['service'], responses: { 200: { description: summary, content: { [type]: { schema } } } } } };
 }
 
+/** `edgar` → `Edgar`: the prefix of a wire's own schemas. */
+const schemaName = (wire: string) => wire[0]!.toUpperCase() + wire.slice(1);
+
+/** Per wire with fields: its `data`, its article (the common one with that `data`) and its envelope. */
+function wireSchemas(): Json {
+  const out: Json = {};
+  for (const w of WIRES) {
+    const data = dataSchema(w.id);
+    if (!data) continue;
+    const name = schemaName(w.id);
+    out[`${name}Data`] = data;
+    out[`${name}Article`] = { allOf: [ref('Article'), { type: 'object', properties: { data: ref(`${name}Data`) } }] };
+    out[`${name}Envelope`] = envelopeSchema(ref(`${name}Article`));
+  }
+  return out;
+}
+
 const COMPONENTS: Json = {
   schemas: {
     Article: ARTICLE_SCHEMA,
     Envelope: envelopeSchema(ref('Article')),
+    ...wireSchemas(),
     Error: {
       type: 'object',
       required: ['error'],

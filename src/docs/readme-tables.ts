@@ -4,7 +4,8 @@
  * `node dist/scripts/readme-tables.js` prints them after a catalogue change.
  */
 import { readFileSync } from 'node:fs';
-import { DEFAULT_BUDGET, filtersOf, HOST_BUDGETS, SOURCES, TIER_POLLING, WIRES } from '../catalog/index.js';
+import { DEFAULT_BUDGET, fieldsOf, filtersOf, HOST_BUDGETS, SOURCES, TIER_POLLING, WIRES } from '../catalog/index.js';
+import { fieldType } from './llms.js';
 
 /** A real captured document of fixtures/real/ that test/real-feeds.test.ts parses as a source. */
 interface CaptureRef {
@@ -60,4 +61,10 @@ export function pollingTable(): string {
     `| any other host | at most ${DEFAULT_BUDGET.perSecond} request in any second | ${DEFAULT_BUDGET.why} |`,
   ];
   return ['| What | Polled | Why |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** docs/routes.md's table of every wire's `data` fields. */
+export function fieldsTable(): string {
+  const rows = WIRES.flatMap((w) => fieldsOf(w.id).map((f) => `| ${w.id} | \`${f.name}\` | ${fieldType(f)} | ${f.doc} |`));
+  return ['| Wire | Field | Type | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -46,7 +46,7 @@ export function envelopeParts(query: string | null, since: string, hits: readonl
 /** One article of the envelope (also what a stream pushes): the stored fragments, its age and relevance. */
 export function articleJson(item: StoredItem, now: number, withSummary: boolean, relevance: number): string {
   const age = now > item.published ? Math.floor((now - item.published) / 60_000) : 0;
-  return item.jsonHead + ',"age_minutes":' + age + (withSummary ? item.jsonSummary : '') + ',"relevance":' + roundScore(relevance) + '}';
+  return item.jsonHead + ',"age_minutes":' + age + (withSummary ? item.jsonSummary : '') + ',"relevance":' + roundScore(relevance) + item.jsonData + '}';
 }
 
 function roundScore(score: number): number {

@@ -44,13 +44,23 @@ export function snapshotDir(dataDir: string): string {
 
 /** A stored item as a version-2 line: joined from its fragments, without decoding them. */
 function itemLine(i: StoredItem): string {
-  return [i.jsonHead, i.jsonSummary, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
+  return [i.jsonHead, i.jsonSummary, i.jsonData, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
 }
 
 /** A version-2 line's object back into an Item (the served names `category` and `ms`). */
 function fromLine(line: string): unknown {
-  const x = (JSON.parse(line) ?? {}) as { title?: unknown; url?: unknown; source?: unknown; category?: unknown; ms?: unknown; summary?: unknown; id?: unknown; state?: unknown };
-  return { id: x.id, title: x.title, url: x.url, source: x.source, filter: x.category, published: x.ms, summary: x.summary, ...(x.state !== undefined && { state: x.state }) };
+  const x = (JSON.parse(line) ?? {}) as { title?: unknown; url?: unknown; source?: unknown; category?: unknown; ms?: unknown; summary?: unknown; id?: unknown; state?: unknown; data?: unknown };
+  return {
+    id: x.id,
+    title: x.title,
+    url: x.url,
+    source: x.source,
+    filter: x.category,
+    published: x.ms,
+    summary: x.summary,
+    ...(x.state !== undefined && { state: x.state }),
+    ...(x.data !== undefined && { data: x.data }),
+  };
 }
 
 export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[]): Promise<void> {
@@ -122,7 +132,8 @@ function isItem(x: unknown): x is Item {
     typeof i.source === 'string' &&
     typeof i.filter === 'string' &&
     Number.isFinite(i.published) &&
-    typeof i.summary === 'string'
+    typeof i.summary === 'string' &&
+    (i.data === undefined || (typeof i.data === 'object' && i.data !== null && !Array.isArray(i.data)))
   );
 }
 

@@ -19,7 +19,12 @@ export interface Item {
   summary: string;
   /** Two-letter US state code of the place of performance (contract awards only). */
   state?: string;
+  /** The wire's own fields, as its source states them (the catalogue declares them: `data` of each wire). */
+  data?: ItemData;
 }
+
+/** An item's structured fields: names and types declared once per wire in the catalogue. */
+export type ItemData = Readonly<Record<string, unknown>>;
 
 /**
  * A stored item: its precomputed JSON fragments, and the fields the index reads on every
@@ -36,6 +41,8 @@ export interface StoredItem extends Item {
   readonly jsonHead: string;
   /** `,"summary":"…"` */
   readonly jsonSummary: string;
+  /** `,"data":{…}`, or '' when the source states none of the wire's fields. */
+  readonly jsonData: string;
 }
 
 /** One search result: the item and its ranking score. */
@@ -66,15 +73,17 @@ export interface SearchQuery {
 export function plainItem(i: Item, id = i.id): Item {
   const plain: Item = { id, title: i.title, url: i.url, source: i.source, filter: i.filter, published: i.published, summary: i.summary };
   if (i.state !== undefined) plain.state = i.state;
+  if (i.data !== undefined) plain.data = i.data;
   return plain;
 }
 
 /** Where the title's JSON text starts in `jsonHead`, and the summary's in `jsonSummary`. */
 const TITLE_AT = '{"title":'.length;
 const SUMMARY_AT = ',"summary":'.length;
+const DATA_AT = ',"data":'.length;
 
 /** An item's request-independent JSON, as a stored item keeps it. */
-export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary'>;
+export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary' | 'jsonData'>;
 
 /** The JSON fragments of an item's own fields, as `storeItem` keeps them. */
 export function fragmentsOf(item: Item): Fragments {
@@ -94,7 +103,8 @@ export function fragmentsOf(item: Item): Fragments {
     new Date(item.published).toISOString(),
     '"',
   ].join('');
-  return { jsonHead, jsonSummary: [',"summary":', JSON.stringify(item.summary)].join('') };
+  const jsonData = item.data === undefined ? '' : [',"data":', JSON.stringify(item.data)].join('');
+  return { jsonHead, jsonSummary: [',"summary":', JSON.stringify(item.summary)].join(''), jsonData };
 }
 
 class Stored implements StoredItem {
@@ -107,6 +117,7 @@ class Stored implements StoredItem {
     readonly seq: number,
     readonly jsonHead: string,
     readonly jsonSummary: string,
+    readonly jsonData: string,
     readonly state: string | undefined,
     /** Where the title's JSON string ends in `jsonHead`. */
     private readonly titleEnd: number,
@@ -118,6 +129,10 @@ class Stored implements StoredItem {
 
   get summary(): string {
     return JSON.parse(this.jsonSummary.slice(SUMMARY_AT)) as string;
+  }
+
+  get data(): ItemData | undefined {
+    return this.jsonData === '' ? undefined : (JSON.parse(this.jsonData.slice(DATA_AT)) as ItemData);
   }
 }
 
@@ -135,11 +150,11 @@ function shared(name: string): string {
  * (to compare a re-sent item with the stored one), are not built again.
  */
 export function storeItem(item: Item, seq: number, fragments: Fragments = fragmentsOf(item)): StoredItem {
-  const { jsonHead, jsonSummary } = fragments;
+  const { jsonHead, jsonSummary, jsonData } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;
   // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
   // a JSON string is escaped). One class: every stored item has one shape for the hot path.
   const titleEnd = jsonHead.indexOf(',"url":', TITLE_AT);
-  return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, item.state, titleEnd);
+  return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, jsonData, item.state, titleEnd);
 }

@@ -643,7 +643,7 @@ class TopK {
 
 /** Whether `b`, whose fragments are given, would be stored as `a` is (title and summary compared as JSON). */
 function sameContent(a: StoredItem, b: Item, fragments: Fragments): boolean {
-  return a.published === b.published && a.url === b.url && a.state === b.state && a.jsonHead === fragments.jsonHead && a.jsonSummary === fragments.jsonSummary;
+  return a.published === b.published && a.url === b.url && a.state === b.state && a.jsonHead === fragments.jsonHead && a.jsonSummary === fragments.jsonSummary && a.jsonData === fragments.jsonData;
 }
 
 function textLevel(inTitle: number, terms: number): number {

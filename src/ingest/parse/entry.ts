@@ -25,6 +25,8 @@ export interface RawEntry {
   dropped?: string;
   /** The filter value of a source that routes its entries (EDGAR's forms). */
   filter?: string;
+  /** The wire's structured fields this entry states (see data.ts: empty values are dropped there). */
+  data?: Record<string, unknown>;
 }
 
 export type ParseErrorCode = 'malformed' | 'unsupported_format' | 'empty_body' | 'wrong_shape';

@@ -2,10 +2,11 @@
  * Source document → normalised items. Pure and synchronous: it runs in the worker threads.
  * A broken document is a ParseError; a broken item is skipped and counted, never fatal.
  */
-import type { SourceDef } from '../../catalog/index.js';
+import { SOURCES, type SourceDef } from '../../catalog/index.js';
 import type { Item } from '../../search/item.js';
 import { parseDate } from './dates.js';
 import { decodeBody } from './decode.js';
+import { stated, textFieldsFor } from './data.js';
 import { ParseError, type RawEntry } from './entry.js';
 import { mapJson, mappingFor } from './mappings.js';
 import { ruleFor } from './source-options.js';
@@ -159,10 +160,11 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     kept.push(rule?.rewrite ? rule.rewrite(raw) : raw);
   }
   if (rule?.combine) kept = rule.combine(kept);
+  const textFields = textFieldsFor(SOURCE_WIRE.get(source.id));
   const seen = new Set<string>();
   const items: ParsedItem[] = [];
   for (const e of kept) {
-    const item = normalize(e, source, now, base, warnings);
+    const item = normalize(e, source, now, base, warnings, textFields);
     if (typeof item === 'string') {
       skip(item);
       continue;
@@ -217,7 +219,17 @@ function anchorOf(id: string, url: string): string | undefined {
   return anchored.href === url ? href : undefined;
 }
 
-function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[]): ParsedItem | SkipReason {
+/** Source id → its wire's id. */
+const SOURCE_WIRE: ReadonlyMap<string, string> = new Map(SOURCES.map((s) => [s.id, s.wire.id]));
+
+function normalize(
+  e: RawEntry,
+  source: SourceDef,
+  now: number,
+  base: string | undefined,
+  warnings: string[],
+  textFields: ((text: string) => Record<string, unknown>) | undefined,
+): ParsedItem | SkipReason {
   const title = clip((e.plainTitle ? plainText : htmlToText)(e.title ?? ''), MAX_TITLE);
   if (!title) {
     warnings.push('item without a title skipped');
@@ -251,5 +263,7 @@ function normalize(e: RawEntry, source: SourceDef, now: number, base: string | u
     item.published = Math.min(date.ms, now);
   }
   if (e.state && /^[A-Z]{2}$/.test(e.state)) item.state = e.state;
+  const data = stated({ ...(textFields ? textFields(`${title} ${item.summary}`) : {}), ...e.data });
+  if (data) item.data = data;
   return item;
 }

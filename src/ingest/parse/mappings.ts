@@ -3,6 +3,7 @@
  * (or short template) gives each Article field. Paths are dot-separated. A mapping is chosen
  * by the source id's prefix, so the several sources of one API share it.
  */
+import { day, instant, num, text } from './data.js';
 import type { RawEntry } from './entry.js';
 
 type Row = Record<string, unknown>;
@@ -19,6 +20,8 @@ interface JsonMapping {
   date: Field;
   summary?: Field;
   state?: Field;
+  /** The wire's structured fields (src/catalog/fields.ts) this row states. */
+  data?: (row: Row) => Record<string, unknown>;
 }
 
 export function get(obj: unknown, path: string): unknown {
@@ -89,6 +92,13 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: (r) => `https://nvd.nist.gov/vuln/detail/${str(r.cveID)}`,
     date: 'dateAdded',
     summary: (r) => `${str(r.shortDescription)} Required action: ${str(r.requiredAction)} (due ${str(r.dueDate)}).`,
+    data: (r) => ({
+      cves: [text(r.cveID)],
+      vendor: text(r.vendorProject),
+      product: text(r.product),
+      kev: { date_added: day(r.dateAdded), due_date: day(r.dueDate), known_ransomware_use: text(r.knownRansomwareCampaignUse) },
+      cwes: Array.isArray(r.cwes) ? r.cwes.map(text) : undefined,
+    }),
   },
   'fedreg-': {
     items: 'results',
@@ -97,6 +107,14 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: 'html_url',
     date: 'publication_date',
     summary: (r) => str(r.abstract),
+    data: (r) => ({
+      document_number: text(r.document_number),
+      type: text(r.type),
+      agencies: Array.isArray(r.agencies) ? r.agencies.map((a) => text(get(a, 'name')) ?? text(get(a, 'raw_name'))) : undefined,
+      citation: text(r.citation),
+      effective_on: day(r.effective_on),
+      comments_close_on: day(r.comments_close_on),
+    }),
   },
   'nws-': {
     items: 'features',
@@ -106,6 +124,20 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: (r) => str(get(r, 'properties.@id')) || str(r.id),
     date: 'properties.sent',
     summary: 'properties.description',
+    data: (r) => {
+      const p = (r.properties ?? {}) as Row;
+      return {
+        event: text(p.event),
+        severity: text(p.severity),
+        urgency: text(p.urgency),
+        certainty: text(p.certainty),
+        areas: text(p.areaDesc),
+        onset: instant(p.onset),
+        expires: instant(p.expires),
+        sender: text(p.senderName),
+        message_type: text(p.messageType),
+      };
+    },
   },
   'usgs-': {
     items: 'features',
@@ -117,6 +149,24 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
       const p = (r.properties ?? {}) as Row;
       const depth = get(r, 'geometry.coordinates.2');
       return `Magnitude ${str(p.mag)} ${str(p.place)}. Depth ${str(depth)} km. PAGER alert: ${str(p.alert) || 'none'}. Tsunami: ${p.tsunami ? 'yes' : 'no'}. Felt reports: ${str(p.felt ?? 0)}.`;
+    },
+    data: (r) => {
+      const p = (r.properties ?? {}) as Row;
+      const tsunami = num(p.tsunami);
+      return {
+        mag: num(p.mag),
+        mag_type: text(p.magType),
+        place: text(p.place),
+        lon: num(get(r, 'geometry.coordinates.0')),
+        lat: num(get(r, 'geometry.coordinates.1')),
+        depth_km: num(get(r, 'geometry.coordinates.2')),
+        tsunami: tsunami === undefined ? undefined : tsunami === 1,
+        alert: text(p.alert),
+        felt: num(p.felt),
+        sig: num(p.sig),
+        status: text(p.status),
+        event_id: text(r.id),
+      };
     },
   },
   'status-gcp': {
@@ -141,6 +191,17 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
       return [who && (where ? `${who}, performed in ${where}.` : `${who}.`), str(r.Description)].filter(Boolean).join(' ');
     },
     state: 'Place of Performance State Code',
+    data: (r) => ({
+      award_id: text(r['Award ID']),
+      recipient: text(r['Recipient Name']),
+      amount_usd: num(r['Award Amount']),
+      agency: text(r['Awarding Agency']),
+      sub_agency: text(r['Awarding Sub Agency']),
+      state: text(r['Place of Performance State Code'])?.toUpperCase(),
+      award_type: text(r['Award Type']) ?? text(r['Contract Award Type']),
+      start: day(r['Start Date']),
+      end: day(r['End Date']),
+    }),
   },
   remotive: {
     items: 'jobs',
@@ -243,6 +304,7 @@ export function mapJson(doc: unknown, mapping: JsonMapping): RawEntry[] | undefi
     };
     const state = field(r, mapping.state);
     if (typeof state === 'string') entry.state = state.toUpperCase();
+    if (mapping.data) entry.data = mapping.data(r);
     out.push(entry);
   }
   return out;

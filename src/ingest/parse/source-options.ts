@@ -76,10 +76,43 @@ function edgar(routes: Readonly<Record<string, readonly string[]>>): SourceRule 
           // "8-K - ACME CORP (0000123456) (Filer)": the role suffix says nothing to a reader.
           title: main.p ? `${main.p.form} - ${main.p.filer}` : main.e.title,
           summary: also ? `${main.e.summary ?? ''} ${also}` : main.e.summary,
+          data: edgarData(
+            main.e,
+            parties.map((x) => x.p),
+          ),
         });
       }
       return out;
     },
+  };
+}
+
+/** "ACME CORP (0000123456)" → its name and CIK. */
+const FILER = /^(.*?)\s*\((\d{10})\)$/;
+const FILED = /Filed:\s*(?:<\/b>)?\s*(\d{4}-\d{2}-\d{2})/;
+/** "Item 5.07: Submission of Matters…" in an 8-K's summary. */
+const ITEM = /\bItem (\d{1,2}\.\d{2})\b/g;
+
+/**
+ * A filing's fields (src/catalog/fields.ts) from what its entries state: the form in the
+ * entry's category, the accession in its id, the filing date and 8-K items in its summary,
+ * and each party's role, name and CIK in the titles. The company is the first party (issuer,
+ * subject, then filer: see ROLE_RANK).
+ */
+function edgarData(e: RawEntry, parties: readonly (ReturnType<typeof party> | undefined)[]): Record<string, unknown> {
+  const named = parties.flatMap((p) => {
+    const m = p && FILER.exec(p.filer);
+    return m ? [{ role: p.role || undefined, cik: m[2]!, name: m[1]! }] : [];
+  });
+  const items = [...new Set([...(e.summary ?? '').matchAll(ITEM)].map((m) => m[1]!))];
+  return {
+    cik: named[0]?.cik,
+    company: named[0]?.name,
+    form: e.categories?.[0] ?? parties[0]?.form,
+    accession: /^\d{10}-\d{2}-\d{6}$/.test(e.id ?? '') ? e.id : undefined,
+    filed: FILED.exec(e.summary ?? '')?.[1],
+    items,
+    parties: named,
   };
 }
 
