@@ -6,7 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { WIRES } from '../src/catalog/index.js';
+import { facetsOf } from '../src/catalog/facets.js';
+import { fieldsOf, WIRES, type FieldDef } from '../src/catalog/index.js';
 
 export function clientTypesSource(): string {
   const lines = [
@@ -17,7 +18,37 @@ export function clientTypesSource(): string {
   ];
   for (const w of WIRES) lines.push(`  ${JSON.stringify(w.id)}: { ${JSON.stringify(w.filter.name)}?: ${w.filter.values.map((v) => JSON.stringify(v)).join(' | ')} };`);
   lines.push('}', '', 'export type WireId = keyof WireFilters;', '');
+  lines.push("/** Each wire's filters on structured fields (comma-separated values where a list is taken). */", 'export interface WireFacets {');
+  for (const w of WIRES)
+    lines.push(
+      `  ${JSON.stringify(w.id)}: { ${facetsOf(w.id)
+        .map((f) => `${JSON.stringify(f.param)}?: string; `)
+        .join('')}};`,
+    );
+  lines.push('}', '');
+  lines.push("/** Each wire's `data`: the fields its articles carry where the source states them. */", 'export interface WireData {');
+  for (const w of WIRES)
+    lines.push(
+      `  ${JSON.stringify(w.id)}: { ${fieldsOf(w.id)
+        .map((f) => `${JSON.stringify(f.name)}?: ${tsType(f.schema)}; `)
+        .join('')}};`,
+    );
+  lines.push('}', '');
   return lines.join('\n');
+}
+
+function tsType(s: FieldDef['schema']): string {
+  if (s.type === 'array')
+    return s.items.type === 'object'
+      ? `{ ${Object.keys(s.items.properties)
+          .map((k) => `${JSON.stringify(k)}?: string; `)
+          .join('')}}[]`
+      : 'string[]';
+  if (s.type === 'object')
+    return `{ ${Object.keys(s.properties)
+      .map((k) => `${JSON.stringify(k)}?: string; `)
+      .join('')}}`;
+  return s.type === 'integer' ? 'number' : s.type;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -48,7 +48,7 @@ export class StartupError extends Error {
 }
 
 export function createIndexes(): Map<string, WireIndex> {
-  return new Map(WIRES.map((w) => [w.id, new WireIndex({ maxAgeMs: retentionMs(w), maxItems: w.maxItems })]));
+  return new Map(WIRES.map((w) => [w.id, new WireIndex({ maxAgeMs: retentionMs(w), maxItems: w.maxItems, wire: w.id })]));
 }
 
 /**

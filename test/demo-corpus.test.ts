@@ -194,6 +194,59 @@ describe('the demo corpus, as served', () => {
     assert.deepEqual(empty, [], 'previews that show nothing');
   });
 
+  test('filters on structured fields: cik, 8-K item and min_mag find exactly the articles whose data match', async () => {
+    const edgar = service.wires.get('edgar')!.items();
+    const ciks = (i: { data?: Record<string, unknown> }) => ((i.data?.parties as { cik: string }[] | undefined) ?? []).map((p) => p.cik);
+    const acme = edgar.filter((i) => ciks(i).includes('0001000000'));
+    assert.ok(acme.length >= 2, 'the demo has several filings of one company');
+    const byCik = await getJson(base, '/edgar/preview?cik=1000000&limit=3');
+    assert.deepEqual(
+      byCik.articles.map((a: any) => a.url),
+      acme
+        .sort((a, b) => b.published - a.published)
+        .slice(0, 3)
+        .map((i) => i.url),
+      "newest first, every one of them that company's",
+    );
+    for (const a of byCik.articles) assert.ok(a.data.parties.some((p: any) => p.cik === '0001000000'));
+    const byItem = await getJson(base, '/edgar/preview?item=2.02,5.02');
+    assert.ok(byItem.count > 0);
+    for (const a of byItem.articles)
+      assert.ok(
+        a.data.items.some((n: string) => n === '2.02' || n === '5.02'),
+        a.title,
+      );
+    assert.equal(byItem.count, Math.min(3, edgar.filter((i) => ((i.data?.items as string[] | undefined) ?? []).some((n) => n === '2.02' || n === '5.02')).length));
+    assert.equal((await getJson(base, '/edgar/preview?item=2.02&cik=1000002')).count, 0, 'both filters apply');
+    const quakes = service.wires.get('quake')!.items();
+    const strong = quakes.filter((i) => (i.data?.mag as number) >= 5).sort((a, b) => b.published - a.published);
+    assert.ok(strong.length > 0 && strong.length < quakes.length);
+    const byMag = await getJson(base, '/quake/preview?min_mag=5');
+    assert.deepEqual(
+      byMag.articles.map((a: any) => a.url),
+      strong.slice(0, 3).map((i) => i.url),
+    );
+    const withQ = await getJson(
+      base,
+      `/quake/preview?min_mag=5&q=${encodeURIComponent(
+        String(strong[0]!.data!.place)
+          .split(/\W+/)
+          .find((w) => w.length > 3)!,
+      )}`,
+    );
+    for (const a of withQ.articles) assert.ok(a.data.mag >= 5);
+    for (const [path, param] of [
+      ['/edgar/preview?cik=apple', 'cik'],
+      ['/edgar/preview?item=2', 'item'],
+      ['/quake/preview?min_mag=10', 'min_mag'],
+      ['/news/preview?q=fed&cik=1', 'cik'],
+    ] as const) {
+      const res = await fetch(base + path);
+      assert.equal(res.status, 400, path);
+      assert.equal(((await res.json()) as any).error.param, param, path);
+    }
+  });
+
   test('/contracts: each award is in its size bucket, and no award is in two buckets', async () => {
     const awards = service.wires.get('contracts')!.items();
     const bucketOf = new Map<string, string>();

@@ -469,3 +469,46 @@ describe('warm restart: a wire loaded whole', () => {
     assert.equal(w.get(recent[0]!.filter, recent[0]!.id)!.title, 'a later version');
   });
 });
+
+describe('facets: an exact index of structured fields', () => {
+  const filing = (id: string, ageHours: number, ciks: string[], items: string[] = []) =>
+    item(id, `8-K ${id} results`, ageHours, { filter: '8-k', data: { cik: ciks[0], parties: ciks.map((cik) => ({ role: 'filer', cik, name: id })), ...(items.length && { items }) } });
+  const edgar = (items: Item[], maxItems = 1000) => {
+    const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems, wire: 'edgar' });
+    w.add(items, NOW);
+    return w;
+  };
+  const cik = (...values: string[]) => [values.map((v) => `cik:${v.padStart(10, '0')}`)];
+
+  test('a tag finds its items newest first, with or without q, and every group must match', () => {
+    const w = edgar([filing('a', 3, ['1']), filing('b', 1, ['2', '1'], ['2.02']), filing('c', 2, ['2']), filing('d', 0.5, ['3'], ['2.02'])]);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('1') }), NOW)), ['b', 'a']);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('1', '3') }), NOW)), ['d', 'b', 'a']);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: [...cik('1'), ['item:2.02']] }), NOW)), ['b']);
+    assert.deepEqual(ids(w.search(q('results', { tags: cik('2') }), NOW)).sort(), ['b', 'c']);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('9') }), NOW)), []);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('1'), sinceMs: NOW - 2 * HOUR }), NOW)), ['b'], 'since applies');
+  });
+
+  test('a replaced or evicted item leaves the index; a warm restart rebuilds it', () => {
+    const w = edgar([filing('a', 3, ['1']), filing('b', 2, ['1']), filing('c', 1, ['2'])], 2);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('1') }), NOW)), ['b'], 'the oldest was evicted');
+    w.add([{ ...filing('b', 2, ['7']) }], NOW);
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('1') }), NOW)), [], 'the new version of b is not CIK 1');
+    assert.deepEqual(ids(w.search(q(undefined, { tags: cik('7') }), NOW)), ['b']);
+    const warm = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 10, wire: 'edgar' });
+    warm.load(
+      w.items().map((i) => plainItem(i)),
+      NOW,
+    );
+    assert.deepEqual(ids(warm.search(q(undefined, { tags: cik('7') }), NOW)), ['b']);
+  });
+
+  test('a minimum on a number: quakes of at least a magnitude', () => {
+    const quake = (id: string, ageHours: number, mag?: number) => item(id, `M ${mag} quake`, ageHours, { filter: 'm2.5', ...(mag !== undefined && { data: { mag } }) });
+    const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 100, wire: 'quake' });
+    w.add([quake('a', 3, 6.1), quake('b', 2, 4.9), quake('c', 1, 5), quake('d', 0.5)], NOW);
+    assert.deepEqual(ids(w.search(q(undefined, { min: 5 }), NOW)), ['c', 'a']);
+    assert.deepEqual(ids(w.search(q('quake', { min: 6 }), NOW)), ['a']);
+  });
+});

@@ -5,6 +5,7 @@
  * objects, free of any schema library, so the client package can carry them.
  */
 import { DURATION_PATTERN } from './duration.js';
+import { facetsOf, MAX_VALUES, type FacetDef } from './facets.js';
 import type { Route } from './index.js';
 
 export const Q_MAX_LENGTH = 200;
@@ -58,5 +59,12 @@ export function routeParamDocs(route: Route): ParamDoc[] {
     description: `${wire.filter.description}.`,
     schema: { type: 'string', enum: wire.filter.values },
   });
+  for (const f of facetsOf(wire.id)) docs.push({ name: f.param, required: false, description: f.doc, schema: { type: 'string', pattern: facetPattern(f) } });
   return docs;
+}
+
+/** A facet parameter's whole value: one value, or (`any`) up to MAX_VALUES joined by commas. */
+export function facetPattern(f: FacetDef): string {
+  const one = f.pattern.source.replace(/^\^|\$$/g, '');
+  return f.kind === 'any' ? `^${one}(,${one}){0,${MAX_VALUES - 1}}$` : `^${one}$`;
 }

@@ -16,6 +16,7 @@
  * of 10 minutes and renewing while MAX_SPEND_USD allows; MAX_PRICE_PER_CALL_USD is compared
  * with the block's price per minute. It needs WALLET_PRIVATE_KEY (streams have no preview).
  */
+import { facetsOf } from '../catalog/facets.js';
 import { WIRES, type WireDef } from '../catalog/index.js';
 import { previewParams, type WiresClient, WiresError, type Article, type Envelope } from './client.js';
 import { clientFromEnv } from './env.js';
@@ -33,7 +34,8 @@ class UsageError extends Error {}
 function help(name: string | undefined): string {
   const wire = name === undefined ? undefined : (WIRES.find((w) => w.id === name) ?? WIRES.find((w) => w.paid.some((r) => r.path === `/${name}`)));
   if (!wire) return USAGE;
-  return `${USAGE}\n${name}: --${wire.filter.name} ${wire.filter.values.join('|')}, --since, --limit, --preview, --json`;
+  const facets = facetsOf(wire.id).map((f) => `, --${f.param} (${f.doc.replace(/\.$/, '')})`);
+  return `${USAGE}\n${name}: --${wire.filter.name} ${wire.filter.values.join('|')}${facets.join('')}, --since, --limit, --preview, --json`;
 }
 
 interface Parsed {
@@ -68,7 +70,7 @@ function parseArgs(argv: string[]): Parsed | StreamArgs | { command: 'health' | 
   const route = wire.paid.find((r) => r.path === `/${name}`) ?? wire.paid[0]!;
   const params: Record<string, string> = {};
   let preview = false;
-  const options = ['since', 'limit', wire.filter.name];
+  const options = ['since', 'limit', wire.filter.name, ...facetsOf(wire.id).map((f) => f.param)];
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     if (arg === '--json') continue;

@@ -11,11 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { Wallet } from './sign.js';
 import { openStream, type StreamOptions, type WireStream } from './stream.js';
-import type { WireFilters, WireId } from './wires.gen.js';
+import type { WireData, WireFacets, WireFilters, WireId } from './wires.gen.js';
 
-export type { WireFilters, WireId } from './wires.gen.js';
+export type { WireData, WireFacets, WireFilters, WireId } from './wires.gen.js';
 
-export interface Article {
+export interface Article<D = Record<string, unknown>> {
   title: string;
   url: string;
   source: string;
@@ -25,16 +25,18 @@ export interface Article {
   age_minutes: number;
   relevance: number;
   summary?: string;
+  /** The wire's structured fields its source states (WireData of the wire). */
+  data?: D;
   [field: string]: unknown;
 }
 
-export interface Envelope {
+export interface Envelope<D = Record<string, unknown>> {
   query: string | null;
   since: string;
   count: number;
   took_ms: number;
   freshest: string | null;
-  articles: Article[];
+  articles: Article<D>[];
 }
 
 export interface WireParams {
@@ -43,8 +45,8 @@ export interface WireParams {
   limit?: number;
 }
 
-export interface CallResult {
-  envelope: Envelope;
+export interface CallResult<D = Record<string, unknown>> {
+  envelope: Envelope<D>;
   /** USD paid for this call; 0 for a preview. */
   paidUsd: number;
   route: string;
@@ -149,12 +151,12 @@ export class WiresClient {
   }
 
   /** Calls a wire: paid when a key is set (unless `preview`), else its free top-3 preview. */
-  wire<W extends WireId>(wire: W, params: WireParams & WireFilters[W] = {}, opts: { preview?: boolean } = {}): Promise<CallResult> {
+  wire<W extends WireId>(wire: W, params: WireParams & WireFilters[W] & WireFacets[W] = {}, opts: { preview?: boolean } = {}): Promise<CallResult<WireData[W]>> {
     const def = WIRES.find((w) => w.id === wire);
     if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
     const all = params as Record<string, string | number>;
-    if (opts.preview || !this.account) return this.call(def.preview.path, previewParams(def.preview.path, all));
-    return this.call(def.paid[0]!.path, all);
+    const result = opts.preview || !this.account ? this.call(def.preview.path, previewParams(def.preview.path, all)) : this.call(def.paid[0]!.path, all);
+    return result as Promise<CallResult<WireData[W]>>;
   }
 
   /**

@@ -26,3 +26,53 @@ export interface WireFilters {
 }
 
 export type WireId = keyof WireFilters;
+
+/** Each wire's filters on structured fields (comma-separated values where a list is taken). */
+export interface WireFacets {
+  "news": { };
+  "edgar": { "cik"?: string; "item"?: string; };
+  "cve": { };
+  "reg": { };
+  "weather": { };
+  "quake": { "min_mag"?: string; };
+  "arxiv": { };
+  "fed": { };
+  "hn": { };
+  "status": { };
+  "ailab": { };
+  "security": { };
+  "court": { };
+  "bills": { };
+  "enforcement": { };
+  "recalls": { };
+  "crypto": { };
+  "space": { };
+  "sports": { };
+  "contracts": { };
+  "jobs": { };
+}
+
+/** Each wire's `data`: the fields its articles carry where the source states them. */
+export interface WireData {
+  "news": { };
+  "edgar": { "cik"?: string; "company"?: string; "form"?: string; "accession"?: string; "filed"?: string; "items"?: string[]; "parties"?: { "role"?: string; "cik"?: string; "name"?: string; }[]; };
+  "cve": { "cves"?: string[]; "vendor"?: string; "product"?: string; "kev"?: { "date_added"?: string; "due_date"?: string; "known_ransomware_use"?: string; }; "cwes"?: string[]; };
+  "reg": { "document_number"?: string; "type"?: string; "agencies"?: string[]; "citation"?: string; "effective_on"?: string; "comments_close_on"?: string; };
+  "weather": { "event"?: string; "severity"?: string; "urgency"?: string; "certainty"?: string; "areas"?: string; "onset"?: string; "expires"?: string; "sender"?: string; "message_type"?: string; };
+  "quake": { "mag"?: number; "mag_type"?: string; "place"?: string; "lat"?: number; "lon"?: number; "depth_km"?: number; "tsunami"?: boolean; "alert"?: string; "felt"?: number; "sig"?: number; "status"?: string; "event_id"?: string; };
+  "arxiv": { };
+  "fed": { };
+  "hn": { };
+  "status": { };
+  "ailab": { };
+  "security": { };
+  "court": { };
+  "bills": { };
+  "enforcement": { };
+  "recalls": { };
+  "crypto": { };
+  "space": { };
+  "sports": { };
+  "contracts": { "award_id"?: string; "recipient"?: string; "amount_usd"?: number; "agency"?: string; "sub_agency"?: string; "state"?: string; "award_type"?: string; "start"?: string; "end"?: string; };
+  "jobs": { };
+}

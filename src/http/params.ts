@@ -13,6 +13,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { durationMs } from '../catalog/duration.js';
+import { facetsOf, facetTag, MAX_VALUES } from '../catalog/facets.js';
 import type { Route } from '../catalog/index.js';
 import { DEFAULT_LIMIT, type ParamSchema, Q_MAX_LENGTH, routeParamDocs } from '../catalog/params.js';
 import { STATE_CODES } from '../catalog/states.js';
@@ -32,6 +33,10 @@ export interface RouteParams {
   sinceWindowMs: number;
   limit: number;
   filter?: string;
+  /** Filters on structured fields: per facet parameter, its tags (catalog/facets.ts). */
+  tags?: string[][];
+  /** The `min` facet's value. */
+  min?: number;
 }
 
 export type ParseResult = { ok: true; params: RouteParams } | { ok: false; error: ApiError };
@@ -56,6 +61,7 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
   const check = TypeCompiler.Compile(routeSchema(route));
   const { wire, def } = route;
   const filterName = wire.filter.name;
+  const facets = facetsOf(wire.id);
   const defaultLimit = Math.min(DEFAULT_LIMIT, def.maxLimit);
 
   const invalid = (param: string): ApiError => {
@@ -69,6 +75,10 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
       case 'limit':
         return apiError(400, 'invalid_parameter', `limit must be an integer from 1 to ${def.maxLimit}`, { param });
       default:
+        {
+          const facet = facets.find((f) => f.param === param);
+          if (facet) return apiError(400, 'invalid_parameter', `${param} must be ${facet.kind === 'any' ? `1 to ${MAX_VALUES} comma-separated values, each ` : ''}${facet.expected}`, { param });
+        }
         return apiError(400, 'invalid_parameter', `${param} must be one of: ${wire.filter.values.join(', ')} (lowercase)`, {
           param,
           allowed: wire.filter.values,
@@ -127,6 +137,12 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
     if (terms) params.terms = terms;
     const filter = values[filterName] as string | undefined;
     if (filter !== undefined) params.filter = filter;
+    for (const f of facets) {
+      const value = values[f.param] as string | undefined;
+      if (value === undefined) continue;
+      if (f.kind === 'min') params.min = Number(value);
+      else (params.tags ??= []).push([...new Set(value.split(',').map((v) => facetTag(f, f.normalise(v))))]);
+    }
     return { ok: true, params };
   };
 }

@@ -93,7 +93,7 @@ function holdsUntil(hits: readonly Hit[], now: number, windowMs: number): number
 
 /** What an authorization pays for: the route and its normalised parameters. */
 export function requestKey(path: string, p: RouteParams): string {
-  return `${path} ${JSON.stringify([p.q, p.filter ?? null, p.since, p.limit])}`;
+  return `${path} ${JSON.stringify([p.q, p.filter ?? null, p.since, p.limit, p.tags ?? null, p.min ?? null])}`;
 }
 
 export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<string, WireReader>, paymentsOn: boolean): Map<string, RouteRuntime> {
@@ -110,6 +110,8 @@ export function buildRouteRuntimes(config: Readonly<Config>, wires: ReadonlyMap<
         if (p.terms) query.terms = p.terms;
       }
       if (p.filter !== undefined) query.filter = p.filter;
+      if (p.tags) query.tags = p.tags;
+      if (p.min !== undefined) query.min = p.min;
       return wire.search(query, now);
     };
     const run = (p: RouteParams, startedAt: number): string => {

@@ -61,6 +61,10 @@ export interface SearchQuery {
   filter?: string;
   /** Exact state code (contract awards); compared upper-case. */
   state?: string;
+  /** Filters on structured fields (catalog/facets.ts): each group's tags, any of which matches; every group must match. */
+  tags?: readonly (readonly string[])[];
+  /** The wire's `min` facet: its field at least this. */
+  min?: number;
   /** Only items published at or after this epoch ms. */
   sinceMs: number;
   limit: number;

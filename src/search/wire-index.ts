@@ -23,6 +23,7 @@
  *
  * Ranking (see `score`): text relevance times a recency decay.
  */
+import { FacetIndex } from './facet-index.js';
 import { fragmentsOf, plainItem, storeItem, type Fragments, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { Postings } from './postings.js';
@@ -34,6 +35,8 @@ export interface WireIndexOptions {
   maxItems: number;
   /** Recency half-life of the ranking; a match loses half its weight per half-life of age. */
   halfLifeMs?: number;
+  /** The catalogue wire it holds: its facets (catalog/facets.ts) are indexed. */
+  wire?: string;
 }
 
 /** Most terms of a query that take part in matching; the rest are ignored. */
@@ -56,6 +59,8 @@ export class WireIndex {
   private slots: (StoredItem | undefined)[] = [];
   private published = new Float64Array(1024);
   private filterOf = new Int32Array(1024);
+  /** Exact index of the wire's facets (cik, 8-K item, magnitude). */
+  private readonly facets: FacetIndex;
   private readonly freeSlots: number[] = [];
   /**
    * Identity is (filter value, id): a story that two feeds of different filter values carry
@@ -106,6 +111,7 @@ export class WireIndex {
   constructor(private readonly opts: WireIndexOptions) {
     this.halfLifeMs = opts.halfLifeMs ?? DEFAULT_HALF_LIFE_MS;
     this.frequentMin = frequentMinFor(opts.maxItems);
+    this.facets = new FacetIndex(opts.wire ?? '');
   }
 
   get options(): Readonly<WireIndexOptions> {
@@ -169,6 +175,7 @@ export class WireIndex {
       this.byKey.set(item.filter, item.id, slot);
       this.byUrl.set(item.filter, item.url, item.id);
       this.copies.set(item.url, (this.copies.get(item.url) ?? 0) + 1);
+      if (this.facets.active) this.facets.insert(slot, kept[slot]!.data);
       this.order.push(slot);
     }
     for (let slot = 0; slot < kept.length; slot++) if (this.copies.get(kept[slot]!.url)! > 1) this.shared[slot] = 1;
@@ -254,6 +261,7 @@ export class WireIndex {
 
   /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
   private newestFirst(q: SearchQuery): Hit[] {
+    if (q.tags) return this.newestTagged(q);
     const hits: Hit[] = [];
     // Without a filter, a story stored under two filter values is shown once.
     const seen = q.filter === undefined ? new Set<string>() : undefined;
@@ -262,6 +270,7 @@ export class WireIndex {
       if (this.published[slot]! < q.sinceMs) break;
       const item = this.slots[slot]!;
       if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
+      if (q.min !== undefined && !this.facets.passes(slot, undefined, q.min)) continue;
       if (seen && this.shared[slot] === 1) {
         if (seen.has(item.url)) continue;
         seen.add(item.url);
@@ -270,6 +279,38 @@ export class WireIndex {
       if (hits.length === q.limit) break;
     }
     return hits;
+  }
+
+  /** No `q`, with facet tags: the candidates are the smallest tag group's slots, newest first. */
+  private newestTagged(q: SearchQuery): Hit[] {
+    const groups = q.tags!;
+    let candidates: number[] | null = null;
+    for (const g of groups) {
+      const slots = this.facets.slotsOf(g);
+      if (candidates === null || slots.length < candidates.length) candidates = slots;
+    }
+    const slots = this.slots;
+    candidates!.sort((a, b) => this.published[b]! - this.published[a]! || slots[b]!.seq - slots[a]!.seq);
+    const hits: Hit[] = [];
+    const seen = q.filter === undefined ? new Set<string>() : undefined;
+    for (const slot of candidates!) {
+      if (this.published[slot]! < q.sinceMs) break;
+      const item = slots[slot]!;
+      if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
+      if (!this.facets.passes(slot, groups, q.min)) continue;
+      if (seen && this.shared[slot] === 1) {
+        if (seen.has(item.url)) continue;
+        seen.add(item.url);
+      }
+      hits.push({ item, relevance: 1 });
+      if (hits.length === q.limit) break;
+    }
+    return hits;
+  }
+
+  /** @internal used by queries: whether a slot passes a query's facet filters. */
+  facetPasses(slot: number, q: SearchQuery): boolean {
+    return (q.tags === undefined && q.min === undefined) || this.facets.passes(slot, q.tags, q.min);
   }
 
   private ranked(q: SearchQuery, now: number): Hit[] {
@@ -442,6 +483,7 @@ export class WireIndex {
     if (filterId === undefined) this.filterIds.set(item.filter, (filterId = this.filterIds.size));
     this.filterOf[slot] = filterId;
     this.shared[slot] = 0;
+    if (this.facets.active) this.facets.insert(slot, item.data);
     const { title, all } = termsOf(item); // the item's own text: the stored one holds it only as JSON
     for (const t of all) {
       const f = (this.docFreq.get(t) ?? 0) + 1;
@@ -497,6 +539,7 @@ export class WireIndex {
     this.changes++;
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
+    if (this.facets.active) this.facets.remove(slot);
     this.byKey.delete(item.filter, item.id);
     if (this.byUrl.get(item.filter, item.url) === item.id) this.byUrl.delete(item.filter, item.url);
     const copies = this.copies.get(item.url)! - 1;
@@ -619,7 +662,8 @@ class TopK {
 
   passesFilter(slot: number): boolean {
     if (this.filterId >= 0 && this.index.filterAt(slot) !== this.filterId) return false;
-    return this.q.state === undefined || this.index.itemAt(slot).state === this.q.state;
+    if (this.q.state !== undefined && this.index.itemAt(slot).state !== this.q.state) return false;
+    return this.index.facetPasses(slot, this.q);
   }
 
   consider(slot: number, pub: number, inTitle: number): void {

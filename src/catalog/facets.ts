@@ -1,0 +1,71 @@
+/**
+ * Filters on an article's structured fields (`data`, ./fields.ts): which query parameter
+ * filters which field, on which wires, and how its values are written. Routes, previews, MCP
+ * tools and the docs take them from here; the wire index keeps an exact index of each.
+ */
+
+export interface FacetDef {
+  /** The query parameter. */
+  param: string;
+  wires: readonly string[];
+  doc: string;
+  /**
+   * `any`: up to MAX_VALUES comma-separated values, an article matches when one of its values
+   * is among them. `min`: one number, an article matches when its field is at least that.
+   */
+  kind: 'any' | 'min';
+  /** A valid parameter value (after splitting at commas, for `any`). */
+  pattern: RegExp;
+  /** What the parameter's error says a value must be. */
+  expected: string;
+  /** A value as the index keeps it (a CIK padded to 10 digits, a ticker upper-case). */
+  normalise: (value: string) => string;
+  /** An article's values of it, from its `data` (an `any` facet), or its number (a `min` facet). */
+  of: (data: Readonly<Record<string, unknown>>) => readonly string[] | number | undefined;
+}
+
+/** Values one `any` parameter may list. */
+export const MAX_VALUES = 10;
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
+
+export const FACETS: readonly FacetDef[] = [
+  {
+    param: 'cik',
+    wires: ['edgar'],
+    doc: "Filings by or about these companies or people: up to 10 comma-separated CIKs (with or without leading zeros), matched against every party's CIK.",
+    kind: 'any',
+    pattern: /^\d{1,10}$/,
+    expected: 'a CIK of 1 to 10 digits',
+    normalise: (v) => v.padStart(10, '0'),
+    of: (d) => [...new Set([...strings(d.cik), ...(Array.isArray(d.parties) ? d.parties.flatMap((p) => strings((p as { cik?: unknown }).cik)) : [])])],
+  },
+  {
+    param: 'item',
+    wires: ['edgar'],
+    doc: '8-Ks that report any of these items: up to 10 comma-separated item numbers, e.g. 2.02,5.02.',
+    kind: 'any',
+    pattern: /^\d{1,2}\.\d{2}$/,
+    expected: 'an 8-K item number such as 2.02',
+    normalise: (v) => v,
+    of: (d) => strings(d.items),
+  },
+  {
+    param: 'min_mag',
+    wires: ['quake'],
+    doc: 'Quakes of at least this magnitude, e.g. 5 or 6.5.',
+    kind: 'min',
+    pattern: /^\d(\.\d{1,2})?$/,
+    expected: 'a magnitude from 0 to 9.99, e.g. 5 or 6.5',
+    normalise: (v) => v,
+    of: (d) => (typeof d.mag === 'number' ? d.mag : undefined),
+  },
+];
+
+/** The facets a wire's routes take. */
+export function facetsOf(wire: string): readonly FacetDef[] {
+  return FACETS.filter((f) => f.wires.includes(wire));
+}
+
+/** The index's tag of an `any` facet's value: `cik:0000320193`. */
+export const facetTag = (facet: FacetDef, value: string) => `${facet.param}:${value}`;
