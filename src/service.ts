@@ -25,6 +25,8 @@ import { loadSnapshots } from './ingest/warm-start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
 import { HostBudgets } from './ingest/budget.js';
+import { TICKER_MAP } from './catalog/reference.js';
+import { TickerMapSource } from './tickers/ticker-source.js';
 import { MemoryGuard } from './memory-guard.js';
 import { createRegistry, type RequestStats } from './metrics.js';
 import { privateDir } from './private-files.js';
@@ -85,6 +87,7 @@ function buildHealth(
   pay: PaymentsSetup | null,
   replication: Replication | null,
   startedAt: number,
+  tickerMap: () => TickerMapSource | null,
 ) {
   return () => {
     const now = steadyNow();
@@ -123,6 +126,8 @@ function buildHealth(
       tiers: wiresPerTier(),
       wires: perWire,
       sources: { total: sources.length, failing, detail: sources },
+      // SEC's ticker map, which the parsers read for tickers (null where this replica does not ingest).
+      ticker_map: tickerMap()?.status() ?? null,
       x402: {
         configured: pay !== null,
         problem: config.paymentsProblem ?? pay?.settlerProblem ?? null,
@@ -227,7 +232,11 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     ? await startReplication(config.redis, { wires, ingest: config.ingest, failures: pay?.payments.failures, websub: pushOn ? { local: websub, maxBodyBytes: fetcher.maxBodyBytes } : null })
     : null;
   let pool: Piscina | null = null;
+  let tickerMap: TickerMapSource | null = null;
   if (config.ingest) {
+    // Every worker, and the ticker map's daily poll, draw from the same request window per host (ingest/budget.ts).
+    const budgets = new HostBudgets();
+    tickerMap = new TickerMapSource({ dataDir: config.dataDir, url: overrides.get(TICKER_MAP.id) ?? TICKER_MAP.url, fetcher, budgets });
     pool = new Piscina({
       filename: new URL('./ingest/poll-task.js', import.meta.url).href,
       minThreads: config.ingestThreads,
@@ -239,8 +248,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       // value (test/fuzz-feeds.test.ts): a pathological 32 MB document could take 1.7 GB.
       // A worker that runs out fails its polls (worker_failed) instead of growing further.
       resourceLimits: { maxOldGenerationSizeMb: 1024 },
-      // Every worker draws from the same request window per host (ingest/budget.ts).
-      workerData: { budgets: new HostBudgets().buffer },
+      workerData: { budgets: budgets.buffer },
     });
     const runner = pool;
     scheduler = new Scheduler({
@@ -250,6 +258,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       breaking: { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec },
       fetcher,
       websub,
+      tickers: () => tickerMap?.ref ?? null,
       ...(replication ? { onApplied: (wire: string, lines: Uint8Array[]) => replication.publish(wire, lines), onPolled: (id: string, state: PollState) => replication.savePollState(id, state) } : {}),
     });
   }
@@ -267,7 +276,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     uws,
     wires,
     ...(opts.streamTiming ? { streamTiming: opts.streamTiming } : {}),
-    health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt),
+    health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt, () => tickerMap),
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     websub: replication?.websub ?? websub,
@@ -314,6 +323,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   try {
     server = await listen(createApp(deps), deps);
   } catch (err) {
+    tickerMap?.stop();
     await pool?.destroy();
     await pay?.payments.stop();
     memory.stop();
@@ -341,6 +351,9 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   snapshotTimer.unref();
 
   if (scheduler) {
+    // The wires' first polls wait for the ticker map (read from the data dir, or fetched once
+    // on a first start), so that their items carry tickers.
+    await tickerMap?.start();
     if (replication) replication.lead(scheduler);
     else scheduler.start();
     void scheduler.firstRun.then(() => {
@@ -362,6 +375,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       server.close();
       scheduler?.stop();
       websub?.stop();
+      tickerMap?.stop();
       await replication?.stop();
       await snapshot();
       await pool?.destroy();

@@ -14,6 +14,7 @@ import { articleJson } from '../src/http/envelope.js';
 import { parseSource, type ParsedItem } from '../src/ingest/parse/index.js';
 import { loadWire, saveWire } from '../src/ingest/snapshot.js';
 import { storeItem } from '../src/search/item.js';
+import { CompanyMap } from '../src/tickers/company-map.js';
 
 const REAL = new URL('../../fixtures/real/', import.meta.url);
 const LATER = Date.UTC(2100, 0, 1);
@@ -26,9 +27,12 @@ interface Capture {
 }
 const captures = (JSON.parse(readFileSync(new URL('index.json', REAL), 'utf8')) as Capture[]).filter((c) => SOURCES.some((s) => s.id === c.sourceId));
 
+/** SEC's ticker map as captured: the service parses with the map it keeps. */
+const companies = CompanyMap.parse(readFileSync(new URL('sec-company_tickers_exchange-2025-12-14.json', REAL), 'utf8'));
+
 function parsed(file: string): ParsedItem[] {
   const c = captures.find((x) => x.file === file)!;
-  return parseSource(SOURCES.find((s) => s.id === c.sourceId)!, readFileSync(new URL(c.file, REAL)), c.contentType, LATER, c.finalUrl).items;
+  return parseSource(SOURCES.find((s) => s.id === c.sourceId)!, readFileSync(new URL(c.file, REAL)), c.contentType, LATER, c.finalUrl, { companies }).items;
 }
 const raw = (file: string): any => JSON.parse(readFileSync(new URL(file, REAL), 'utf8'));
 const byId = <T>(items: ParsedItem[], id: (i: ParsedItem) => T) => new Map(items.map((i) => [id(i), i]));
@@ -187,12 +191,16 @@ describe('data: the values are the capture’s own', () => {
         assert.match(xml, new RegExp(`Filed:&lt;/b&gt; ${d.filed} &lt;b&gt;AccNo:&lt;/b&gt; ${d.accession}`));
         assert.ok(xml.includes(`term="${d.form}"`), `${file}: form ${d.form}`);
         assert.ok(xml.includes(`<title>${d.form} - ${String(d.company).replace(/&/g, '&amp;')} (${d.cik}) (`), `${file}: ${d.company} (${d.cik})`);
+        // The tickers are the map's listings of that CIK, the first one first.
+        assert.deepEqual(d.tickers, companies.byCik(String(d.cik)).length ? companies.byCik(String(d.cik)).map((l) => l.ticker) : undefined, `${file}: ${d.company}`);
       }
     }
     const xos = parsed('edgar-getcurrent-4-2026-08-27.xml').find((i) => i.data!.accession === '0001878366-26-000026')!.data!;
     assert.deepEqual(xos, {
       cik: '0001819493',
       company: 'Xos, Inc.',
+      ticker: 'XOS',
+      tickers: ['XOS', 'XOSWW'],
       form: '4',
       accession: '0001878366-26-000026',
       filed: '2026-08-26',

@@ -217,7 +217,12 @@ describe('the demo corpus, as served', () => {
         a.title,
       );
     assert.equal(byItem.count, Math.min(3, edgar.filter((i) => ((i.data?.items as string[] | undefined) ?? []).some((n) => n === '2.02' || n === '5.02')).length));
-    assert.equal((await getJson(base, '/edgar/preview?item=2.02&cik=1000002')).count, 0, 'both filters apply');
+    assert.equal((await getJson(base, '/edgar/preview?item=2.02&cik=1045810')).count, 0, 'both filters apply');
+    // The ticker map (SEC's, a real capture) gives the filer's tickers; ticker= finds them in any case.
+    const nvda = await getJson(base, '/edgar/preview?ticker=nvda');
+    assert.equal(nvda.count, 1);
+    assert.deepEqual([nvda.articles[0].data.ticker, nvda.articles[0].data.tickers, nvda.articles[0].data.items], ['NVDA', ['NVDA'], ['5.02']]);
+    assert.equal((await getJson(base, '/edgar/preview?ticker=NVDA&item=5.02')).count, 1);
     const quakes = service.wires.get('quake')!.items();
     const strong = quakes.filter((i) => (i.data?.mag as number) >= 5).sort((a, b) => b.published - a.published);
     assert.ok(strong.length > 0 && strong.length < quakes.length);

@@ -31,6 +31,16 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 
 export const FACETS: readonly FacetDef[] = [
   {
+    param: 'ticker',
+    wires: ['edgar'],
+    doc: 'Articles about any of these listed companies: up to 10 comma-separated tickers, any case (`NVDA,amd`).',
+    kind: 'any',
+    pattern: /^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$/,
+    expected: 'a ticker such as NVDA or BRK-B',
+    normalise: (v) => v.toUpperCase(),
+    of: (d) => strings(d.tickers),
+  },
+  {
     param: 'cik',
     wires: ['edgar'],
     doc: "Filings by or about these companies or people: up to 10 comma-separated CIKs (with or without leading zeros), matched against every party's CIK.",

@@ -34,6 +34,8 @@ export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
   edgar: [
     string('cik', "The company's SEC Central Index Key, 10 digits as EDGAR writes it: the issuer of an ownership form (3, 4, 5), the subject company of a 13D or 13G, else the filer."),
     string('company', "That company's name as EDGAR lists it."),
+    string('ticker', "That company's ticker: the first of its listings in SEC's company ticker map (absent for an unlisted company)."),
+    strings('tickers', "All of that company's listed tickers (share classes, warrants, preferreds), from SEC's map."),
     string('form', 'The exact form type, amendments included: `8-K`, `8-K/A`, `4`, `SC 13D`.'),
     string('accession', "The accession number, `0001104659-26-109915`: the filing's id at SEC."),
     date('filed', 'The filing date EDGAR gives.'),

@@ -30,7 +30,7 @@ export type WireId = keyof WireFilters;
 /** Each wire's filters on structured fields (comma-separated values where a list is taken). */
 export interface WireFacets {
   "news": { };
-  "edgar": { "cik"?: string; "item"?: string; };
+  "edgar": { "ticker"?: string; "cik"?: string; "item"?: string; };
   "cve": { };
   "reg": { };
   "weather": { };
@@ -55,7 +55,7 @@ export interface WireFacets {
 /** Each wire's `data`: the fields its articles carry where the source states them. */
 export interface WireData {
   "news": { };
-  "edgar": { "cik"?: string; "company"?: string; "form"?: string; "accession"?: string; "filed"?: string; "items"?: string[]; "parties"?: { "role"?: string; "cik"?: string; "name"?: string; }[]; };
+  "edgar": { "cik"?: string; "company"?: string; "ticker"?: string; "tickers"?: string[]; "form"?: string; "accession"?: string; "filed"?: string; "items"?: string[]; "parties"?: { "role"?: string; "cik"?: string; "name"?: string; }[]; };
   "cve": { "cves"?: string[]; "vendor"?: string; "product"?: string; "kev"?: { "date_added"?: string; "due_date"?: string; "known_ransomware_use"?: string; }; "cwes"?: string[]; };
   "reg": { "document_number"?: string; "type"?: string; "agencies"?: string[]; "citation"?: string; "effective_on"?: string; "comments_close_on"?: string; };
   "weather": { "event"?: string; "severity"?: string; "urgency"?: string; "certainty"?: string; "areas"?: string; "onset"?: string; "expires"?: string; "sender"?: string; "message_type"?: string; };

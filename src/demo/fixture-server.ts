@@ -7,6 +7,7 @@
  *
  * It honours conditional GET (ETag), so the demo shows 304 handling too.
  */
+import { TICKER_MAP } from '../catalog/reference.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -27,6 +28,9 @@ export interface FixtureServer {
   overrides: Record<string, string>;
   close(): Promise<void>;
 }
+
+/** The real capture of SEC's ticker map (fixtures/real/PROVENANCE.md). */
+export const TICKER_MAP_CAPTURE = 'sec-company_tickers_exchange-2025-12-14.json';
 
 function contentType(file: string): string {
   return file.endsWith('.json') ? 'application/json' : 'application/xml';
@@ -52,6 +56,10 @@ export async function startFixtureServer(port = 0): Promise<FixtureServer> {
     documents.set(source, { body, etag: etag(body), type: contentType(file) });
     played[source] = `feeds/${file}`;
   }
+  // SEC's ticker map, as captured: its tickers, unlike news, do not age.
+  const tickerMap = readFileSync(new URL(`../real/${TICKER_MAP_CAPTURE}`, FIXTURES_DIR));
+  documents.set(TICKER_MAP.id, { body: tickerMap, etag: etag(tickerMap), type: 'application/json' });
+  played[TICKER_MAP.id] = `real/${TICKER_MAP_CAPTURE}`;
 
   const server: Server = createServer((req, res) => {
     const source = /^\/sources\/([^/?]+)/.exec(req.url ?? '')?.[1];
@@ -70,7 +78,7 @@ export async function startFixtureServer(port = 0): Promise<FixtureServer> {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const overrides: Record<string, string> = {};
-  for (const s of SOURCES) if (documents.has(s.id)) overrides[s.id] = `${url}/sources/${encodeURIComponent(s.id)}`;
+  for (const id of [...SOURCES.map((s) => s.id), TICKER_MAP.id]) if (documents.has(id)) overrides[id] = `${url}/sources/${encodeURIComponent(id)}`;
   return {
     url,
     startedAt,

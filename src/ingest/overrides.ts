@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SOURCES } from '../catalog/index.js';
+import { TICKER_MAP } from '../catalog/reference.js';
 import { ConfigError } from '../config.js';
 
 export function loadOverrides(path: string | null): ReadonlyMap<string, string> {
@@ -18,7 +19,7 @@ export function loadOverrides(path: string | null): ReadonlyMap<string, string> 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`WIRES_SOURCES: ${path} must hold a JSON object of source id → URL`);
   }
-  const known = new Set(SOURCES.map((s) => s.id));
+  const known = new Set([...SOURCES.map((s) => s.id), TICKER_MAP.id]);
   const out = new Map<string, string>();
   for (const [id, url] of Object.entries(parsed)) {
     if (!known.has(id)) throw new ConfigError(`WIRES_SOURCES: unknown source id "${id}" (see /sources for the ids)`);

@@ -5,12 +5,15 @@
  * Each worker keeps one Fetcher (an undici Agent with a keep-alive pool per origin) for its
  * whole life, so consecutive polls of a host reuse connections.
  */
+import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { workerData } from 'piscina';
 import { budgetOf, type SourceDef } from '../catalog/index.js';
 import { HostBudgets } from './budget.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
-import { lossReasons, noItemsReason, parseSource, ParseError, type ParsedItem, type Span } from './parse/index.js';
+import { lossReasons, noItemsReason, parseSource, ParseError, type ParseContext, type ParsedItem, type Span } from './parse/index.js';
+import { CompanyMap } from '../tickers/company-map.js';
+import type { TickerMapRef } from '../tickers/ticker-source.js';
 
 export interface PollTask {
   source: SourceDef;
@@ -19,6 +22,8 @@ export interface PollTask {
   document?: { body: Uint8Array; contentType?: string; url: string };
   now: number;
   fetcher: FetcherOptions;
+  /** SEC's ticker map, for the parsers' tickers (the file and its version: reread on a change). */
+  tickers?: TickerMapRef;
 }
 
 /** WebSub discovery and the server's freshness hint, from the document and its headers. */
@@ -111,7 +116,7 @@ function parseDocument(task: PollTask, res: Received, hints: PollHints): PollRes
   const started = performance.now();
   try {
     // Relative links resolve against where the document was finally served from.
-    const parsed = parseSource(task.source, res.body, res.contentType, task.now, res.finalUrl);
+    const parsed = parseSource(task.source, res.body, res.contentType, task.now, res.finalUrl, contextOf(task.tickers));
     const { dropReason, skipReason } = lossReasons(parsed);
     const none = noItemsReason(parsed);
     if (none !== null) return { kind: 'error', code: 'parse_no_items', message: none, ms: res.ms };
@@ -148,6 +153,21 @@ export function encodeItems(items: readonly ParsedItem[]): Uint8Array {
   let text = '';
   for (const item of items) text += JSON.stringify(item) + '\n';
   return new TextEncoder().encode(text);
+}
+
+let context: { version: number; file: string; value: ParseContext } | null = null;
+
+/** The parse context of a task's ticker map, read once per version of it (once a day). */
+function contextOf(ref: TickerMapRef | undefined): ParseContext {
+  if (!ref) return {};
+  if (context?.version === ref.version && context.file === ref.file) return context.value;
+  try {
+    context = { ...ref, value: { companies: CompanyMap.parse(readFileSync(ref.file, 'utf8')) } };
+  } catch {
+    // Replaced while read, or removed: parse without tickers this once.
+    return context?.value ?? {};
+  }
+  return context.value;
 }
 
 /** Piscina calls the default export. */

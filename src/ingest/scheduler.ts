@@ -11,6 +11,7 @@
  * serves. A source is never polled while its
  * previous poll is in flight. While a WebSub hub pushes a source, it is polled only as a check.
  */
+import type { TickerMapRef } from '../tickers/ticker-source.js';
 import { budgetOf, intervalRange, QUIET_SHARE, SOURCES, type SourceDef, type Tier, filtersOf } from '../catalog/index.js';
 import { log } from '../log.js';
 import { applyItems, type Applied } from './apply.js';
@@ -150,6 +151,8 @@ export interface SchedulerOptions {
   onApplied?: (wire: string, lines: Uint8Array[]) => void;
   /** Told each source's schedule after each of its polls: replica mode keeps it for the next leader. */
   onPolled?: (sourceId: string, state: PollState) => void;
+  /** The ticker map the parsers read (tickers/ticker-source.ts), once one is in hand. */
+  tickers?: () => TickerMapRef | null;
 }
 
 export class Scheduler {
@@ -315,6 +318,8 @@ export class Scheduler {
   }
 
   private async runTask(task: PollTask): Promise<PollResult> {
+    const tickers = this.opts.tickers?.();
+    if (tickers) task.tickers = tickers;
     try {
       return await this.opts.run(task);
     } catch (err) {

@@ -1,3 +1,5 @@
+import type { CompanyMap } from '../../tickers/company-map.js';
+
 /**
  * An item's structured fields (`data`), as its source states them. Readers fill a plain object
  * per entry; this keeps only what was stated: a field the source leaves out, null, empty or
@@ -57,12 +59,30 @@ export function instant(value: unknown): string | undefined {
 
 const CVE_ID = /\bCVE-\d{4}-\d{4,}\b/gi;
 
+/** What the parsers read beside the document: SEC's ticker map, and the tagger built on it. */
+export interface ParseContext {
+  companies?: CompanyMap;
+  tag?: (text: string) => string[];
+}
+
+/** Fields of an item derived from its text and stated fields (its `text`, its `data` as read). */
+export type DeriveFields = (text: string, data: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+
 /**
- * Fields a wire's items state in their text rather than as fields: the CVE ids an advisory
- * names in its title or summary (Ubuntu's, Debian's, Microsoft's and ZDI's feeds). A field the
- * source gives as a field (KEV's `cveID`) wins over this reading.
+ * Fields a wire's items state in their text, or that follow from what they state:
+ * - the CVE ids an advisory names in its title or summary (Ubuntu's, Debian's, Microsoft's and
+ *   ZDI's feeds), where the source gives none as a field (KEV's `cveID` wins);
+ * - a filing's tickers: the listings SEC's map gives the company's CIK (its first-listed one as
+ *   `ticker`).
  */
-export function textFieldsFor(wire: string | undefined): ((text: string) => Record<string, unknown>) | undefined {
+export function deriveFieldsFor(wire: string | undefined, ctx: ParseContext): DeriveFields | undefined {
   if (wire === 'cve') return (t) => ({ cves: [...new Set(Array.from(t.matchAll(CVE_ID), (m) => m[0].toUpperCase()))] });
+  const companies = ctx.companies;
+  if (wire === 'edgar' && companies) {
+    return (_t, d) => {
+      const listings = typeof d.cik === 'string' ? companies.byCik(d.cik) : [];
+      return { ticker: listings[0]?.ticker, tickers: listings.map((l) => l.ticker) };
+    };
+  }
   return undefined;
 }

@@ -6,7 +6,7 @@ import { SOURCES, type SourceDef } from '../../catalog/index.js';
 import type { Item } from '../../search/item.js';
 import { parseDate } from './dates.js';
 import { decodeBody } from './decode.js';
-import { stated, textFieldsFor } from './data.js';
+import { deriveFieldsFor, stated, type DeriveFields, type ParseContext } from './data.js';
 import { ParseError, type RawEntry } from './entry.js';
 import { mapJson, mappingFor } from './mappings.js';
 import { ruleFor } from './source-options.js';
@@ -14,6 +14,7 @@ import { absoluteHttpUrl, canonicalUrl, clip, htmlToText, MAX_SUMMARY, MAX_TITLE
 import { parseXml } from './xml.js';
 
 export { ParseError } from './entry.js';
+export type { ParseContext } from './data.js';
 
 export interface ParsedItem extends Item {
   /**
@@ -88,7 +89,7 @@ const DAY_MS = 86_400_000;
  * `documentUrl` is where the document was finally fetched from (after redirects): relative
  * links resolve against the nearest `xml:base` in scope, else the feed-level link, else it.
  */
-export function parseSource(source: SourceDef, body: Uint8Array, contentType: string | undefined, now: number, documentUrl?: string): ParseResult {
+export function parseSource(source: SourceDef, body: Uint8Array, contentType: string | undefined, now: number, documentUrl?: string, context: ParseContext = {}): ParseResult {
   const text = decodeBody(body, contentType);
   const trimmed = text.trimStart();
   if (trimmed === '') throw new ParseError('empty_body', 'empty document');
@@ -160,11 +161,11 @@ export function parseSource(source: SourceDef, body: Uint8Array, contentType: st
     kept.push(rule?.rewrite ? rule.rewrite(raw) : raw);
   }
   if (rule?.combine) kept = rule.combine(kept);
-  const textFields = textFieldsFor(SOURCE_WIRE.get(source.id));
+  const derive = deriveFieldsFor(SOURCE_WIRE.get(source.id), context);
   const seen = new Set<string>();
   const items: ParsedItem[] = [];
   for (const e of kept) {
-    const item = normalize(e, source, now, base, warnings, textFields);
+    const item = normalize(e, source, now, base, warnings, derive);
     if (typeof item === 'string') {
       skip(item);
       continue;
@@ -222,14 +223,7 @@ function anchorOf(id: string, url: string): string | undefined {
 /** Source id → its wire's id. */
 const SOURCE_WIRE: ReadonlyMap<string, string> = new Map(SOURCES.map((s) => [s.id, s.wire.id]));
 
-function normalize(
-  e: RawEntry,
-  source: SourceDef,
-  now: number,
-  base: string | undefined,
-  warnings: string[],
-  textFields: ((text: string) => Record<string, unknown>) | undefined,
-): ParsedItem | SkipReason {
+function normalize(e: RawEntry, source: SourceDef, now: number, base: string | undefined, warnings: string[], derive: DeriveFields | undefined): ParsedItem | SkipReason {
   const title = clip((e.plainTitle ? plainText : htmlToText)(e.title ?? ''), MAX_TITLE);
   if (!title) {
     warnings.push('item without a title skipped');
@@ -263,7 +257,7 @@ function normalize(
     item.published = Math.min(date.ms, now);
   }
   if (e.state && /^[A-Z]{2}$/.test(e.state)) item.state = e.state;
-  const data = stated({ ...(textFields ? textFields(`${title} ${item.summary}`) : {}), ...e.data });
+  const data = stated({ ...derive?.(`${title} ${item.summary}`, e.data ?? {}), ...e.data });
   if (data) item.data = data;
   return item;
 }
