@@ -232,11 +232,12 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     ? await startReplication(config.redis, { wires, ingest: config.ingest, failures: pay?.payments.failures, websub: pushOn ? { local: websub, maxBodyBytes: fetcher.maxBodyBytes } : null })
     : null;
   let pool: Piscina | null = null;
-  let tickerMap: TickerMapSource | null = null;
+  // Every worker, and the ticker map's daily poll, draw from the same request window per host (ingest/budget.ts).
+  const budgets = new HostBudgets();
+  const tickerMap = new TickerMapSource({ dataDir: config.dataDir, url: overrides.get(TICKER_MAP.id) ?? TICKER_MAP.url, fetcher, budgets });
+  // A replica that does not ingest answers /tickers from the map its data dir holds.
+  if (!config.ingest) tickerMap.load();
   if (config.ingest) {
-    // Every worker, and the ticker map's daily poll, draw from the same request window per host (ingest/budget.ts).
-    const budgets = new HostBudgets();
-    tickerMap = new TickerMapSource({ dataDir: config.dataDir, url: overrides.get(TICKER_MAP.id) ?? TICKER_MAP.url, fetcher, budgets });
     pool = new Piscina({
       filename: new URL('./ingest/poll-task.js', import.meta.url).href,
       minThreads: config.ingestThreads,
@@ -258,7 +259,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       breaking: { floorSec: config.pollFloorSec, ceilingSec: config.pollIntervalSec },
       fetcher,
       websub,
-      tickers: () => tickerMap?.ref ?? null,
+      tickers: () => tickerMap.ref,
       ...(replication ? { onApplied: (wire: string, lines: Uint8Array[]) => replication.publish(wire, lines), onPolled: (id: string, state: PollState) => replication.savePollState(id, state) } : {}),
     });
   }
@@ -276,7 +277,8 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     uws,
     wires,
     ...(opts.streamTiming ? { streamTiming: opts.streamTiming } : {}),
-    health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt, () => tickerMap),
+    health: buildHealth(config, uws, wires, scheduler, pay, replication, startedAt, () => (config.ingest ? tickerMap : null)),
+    companies: () => tickerMap.companies,
     sources: () => buildSourceList(scheduler?.status() ?? [], wires),
     payments: pay?.payments ?? null,
     websub: replication?.websub ?? websub,
@@ -323,7 +325,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   try {
     server = await listen(createApp(deps), deps);
   } catch (err) {
-    tickerMap?.stop();
+    tickerMap.stop();
     await pool?.destroy();
     await pay?.payments.stop();
     memory.stop();
@@ -353,7 +355,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
   if (scheduler) {
     // The wires' first polls wait for the ticker map (read from the data dir, or fetched once
     // on a first start), so that their items carry tickers.
-    await tickerMap?.start();
+    await tickerMap.start();
     if (replication) replication.lead(scheduler);
     else scheduler.start();
     void scheduler.firstRun.then(() => {
@@ -375,7 +377,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       server.close();
       scheduler?.stop();
       websub?.stop();
-      tickerMap?.stop();
+      tickerMap.stop();
       await replication?.stop();
       await snapshot();
       await pool?.destroy();

@@ -252,6 +252,32 @@ describe('the demo corpus, as served', () => {
     }
   });
 
+  test('/tickers: a name, a CIK or a ticker gives the company and its tickers from the map the demo serves', async () => {
+    const byName = await getJson(base, '/tickers?q=nvid');
+    assert.deepEqual(byName.companies[0], { cik: '0001045810', name: 'NVIDIA CORP', ticker: 'NVDA', tickers: ['NVDA'], exchange: 'Nasdaq' });
+    assert.deepEqual(
+      (await getJson(base, '/tickers?ticker=goog')).companies.map((c: any) => c.tickers),
+      [['GOOGL', 'GOOG']],
+    );
+    assert.equal((await getJson(base, '/tickers?cik=320193')).companies[0].ticker, 'AAPL');
+    const apple = await getJson(base, '/tickers?q=apple&limit=50');
+    assert.equal(apple.companies[0].ticker, 'AAPL', 'a name that starts with the words comes first');
+    assert.equal((await getJson(base, '/tickers?q=zzzzqqq')).count, 0);
+    // The same lookup as an MCP tool, over POST /mcp.
+    const call = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tickers_lookup', arguments: { q: 'nvidia' } } }),
+    });
+    const answer = (await call.json()) as any;
+    assert.equal(JSON.parse(answer.result.content[0].text).companies[0].ticker, 'NVDA');
+    for (const path of ['/tickers', '/tickers?q=apple&cik=1', '/tickers?cik=apple', '/tickers?q=apple&limit=51', '/tickers?name=apple']) {
+      const res = await fetch(base + path);
+      assert.equal(res.status, 400, path);
+      assert.ok(((await res.json()) as any).error.message, path);
+    }
+  });
+
   test('/contracts: each award is in its size bucket, and no award is in two buckets', async () => {
     const awards = service.wires.get('contracts')!.items();
     const bucketOf = new Map<string, string>();

@@ -292,6 +292,8 @@ async function sequences(t: Target): Promise<Case[][]> {
     { name: 'HEAD /health', req: head('/health'), head: true, status: 200 },
     { name: 'GET /sources', req: get('/sources'), status: 200 },
     { name: 'HEAD /sources', req: head('/sources'), head: true, status: 200 },
+    { name: 'GET /tickers without the map (503)', req: get('/tickers?q=apple'), status: 503 },
+    { name: 'GET /tickers without a query (400)', req: get('/tickers'), status: 400 },
     { name: 'GET /mcp', req: get('/mcp'), status: 200 },
     { name: 'HEAD /mcp', req: head('/mcp'), head: true, status: 200 },
     { name: 'GET /llms-full.txt', req: get('/llms-full.txt'), status: 200 },

@@ -42,7 +42,8 @@ describe('remote MCP over Streamable HTTP', () => {
 
   test('tools/list has a free and a paid tool for every wire, with filter enums', async () => {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, ROUTES.length);
+    assert.equal(tools.length, ROUTES.length + 1, 'a tool per route, and the ticker lookup');
+    assert.ok(tools.some((t) => t.name === 'tickers_lookup' && /^Free./.test(t.description ?? '')));
     for (const wire of WIRES) {
       const preview = tools.find((t) => t.name === wire.preview.path.slice(1).replace(/\//g, '_'));
       assert.ok(preview, `${wire.id} preview tool`);

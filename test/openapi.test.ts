@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { PAID_ROUTES, REDIRECTS, ROUTES } from '../src/catalog/index.js';
 import { buildOpenApi } from '../src/docs/openapi.js';
 
-const UTILITY = ['/health', '/sources', '/mcp', '/llms-full.txt', '/openapi.json', '/.well-known/x402', '/stream'];
+const UTILITY = ['/health', '/sources', '/tickers', '/mcp', '/llms-full.txt', '/openapi.json', '/.well-known/x402', '/stream'];
 const doc = buildOpenApi({ publicUrl: 'http://127.0.0.1:4021' }) as any;
 
 test('the document is valid OpenAPI 3.0.3 (checked by an OpenAPI schema validator)', async () => {

@@ -55,6 +55,7 @@ export function buildLlmsText(publicUrl: string): string {
     '',
     '- GET /health: liveness and freshness (last_poll, observed_interval_sec, wires per tier, items per wire)',
     '- GET /sources: every source of every wire',
+    "- GET /tickers?q=<name>|cik=<cik>|ticker=<ticker>: a company's ticker, CIK and listings from SEC's map (free; use it to fill ticker= or cik=)",
     '- GET /mcp: MCP catalogue (wires, filters, prices, preview routes; no items)',
     '- GET /openapi.json: OpenAPI 3.0.3 description',
     '- GET /.well-known/x402: price list with the exact x402 offer of every paid route',

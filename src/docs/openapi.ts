@@ -243,6 +243,7 @@ export function buildOpenApi(opts: { publicUrl: string }): object {
     additionalProperties: true,
   });
   paths['/sources'] = freeOperation('sources', 'Every source of every wire, with its poll state', { type: 'array', items: object });
+  paths['/tickers'] = tickersOperation();
   paths['/mcp'] = freeOperation('mcpCatalog', 'MCP catalogue: wires, filters, prices and preview routes (no items)', object);
   paths['/llms-full.txt'] = freeOperation('llmsFull', 'The full route list as text', { type: 'string' }, 'text/plain');
   paths['/openapi.json'] = freeOperation('openapi', 'This document', object);
@@ -259,5 +260,41 @@ export function buildOpenApi(opts: { publicUrl: string }): object {
     servers: [{ url: opts.publicUrl }],
     paths,
     components: COMPONENTS,
+  };
+}
+
+/** `/tickers`: free lookups in SEC's ticker map (src/tickers/lookup.ts). */
+function tickersOperation(): Json {
+  const company = {
+    type: 'object',
+    properties: {
+      cik: { type: 'string' },
+      name: { type: 'string' },
+      ticker: { type: 'string', description: 'The first-listed ticker.' },
+      tickers: { type: 'array', items: { type: 'string' } },
+      exchange: { type: 'string', nullable: true },
+    },
+  };
+  const param = (name: string, description: string, schema: Json) => ({ name, in: 'query', required: false, description, schema });
+  return {
+    get: {
+      operationId: 'tickers',
+      summary: "A company's ticker, CIK and listings from SEC's ticker map: give exactly one of q, cik or ticker",
+      tags: ['service'],
+      parameters: [
+        param('q', "Words of the company's name, the last one a prefix (nvid finds NVIDIA).", { type: 'string', minLength: 1, maxLength: 100 }),
+        param('cik', 'A CIK, 1 to 10 digits.', { type: 'string', pattern: '^\\d{1,10}$' }),
+        param('ticker', 'A ticker, any case.', { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$' }),
+        param('limit', 'Companies returned for q, 1 to 50.', { type: 'integer', minimum: 1, maximum: 50, default: 10 }),
+      ],
+      responses: {
+        200: {
+          description: 'The companies found.',
+          content: jsonContent({ type: 'object', properties: { query: { type: 'object' }, count: { type: 'integer' }, companies: { type: 'array', items: company } } }),
+        },
+        400: { description: 'Not exactly one of q, cik and ticker, or a malformed one.', content: jsonContent(ref('Error')) },
+        503: { description: 'The map is not loaded yet on this server.', content: jsonContent(ref('Error')) },
+      },
+    },
   };
 }

@@ -6,6 +6,9 @@
  * One `any('/*')` handler dispatches through a Map built at start from the catalogue, so
  * 404 and 405 are decided in one place and every route shares the same error handling.
  */
+import { answerLookup, LOOKUP_PARAMS } from '../tickers/lookup.js';
+import { splitQuery } from './params.js';
+import type { CompanyMap } from '../tickers/company-map.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { REDIRECTS } from '../catalog/index.js';
 import type { Config } from '../config.js';
@@ -58,6 +61,8 @@ export interface ServerDeps {
   health: () => object;
   /** Builds the /sources list. */
   sources: () => object[];
+  /** SEC's ticker map in hand, for /tickers (null until one is). */
+  companies?: () => CompanyMap | null;
   /** The payment core; null when payments are not configured. */
   payments: Payments | null;
   /** Builds the /metrics registry around the request counters the front end keeps and the streams. */
@@ -206,6 +211,7 @@ function buildHandlers(deps: ServerDeps, streamOffers: ReadonlyMap<string, Offer
   const noStore = [['Cache-Control', 'no-store']] as const;
   handlers.set('/health', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.health()), JSON_TYPE, noStore));
   handlers.set('/sources', (res, _req, method) => send(res, method, 200, JSON.stringify(deps.sources()), JSON_TYPE, noStore));
+  handlers.set('/tickers', tickersHandler(deps));
   // A browser (Accept: text/html) gets the page; API clients keep the JSON index.
   const indexBody = Buffer.from(
     json({
@@ -264,6 +270,17 @@ function metricsHandler(registry: Registry, token: string | null): Handler {
   };
 }
 
+/** GET /tickers?q=|cik=|ticker=: a company's tickers and CIK from SEC's map, free. */
+function tickersHandler(deps: ServerDeps): Handler {
+  return (res, req, method) => {
+    const split = splitQuery(req.getQuery() ?? '', LOOKUP_PARAMS);
+    if (!split.ok) return sendError(res, method, split.error);
+    const answer = answerLookup(deps.companies?.() ?? null, split.values);
+    if (!answer.ok) return sendError(res, method, answer.error, false, answer.error.status === 503 ? UNAVAILABLE_RETRY : []);
+    send(res, method, 200, answer.body, JSON_TYPE, [['Cache-Control', 'public, max-age=300']]);
+  };
+}
+
 const NOT_FOUND = apiError(404, 'not_found', 'No such route. The route list is at /llms-full.txt and /openapi.json.');
 const METHOD_NOT_ALLOWED = apiError(405, 'method_not_allowed', 'This route takes GET, HEAD and OPTIONS only.');
 const INTERNAL = apiError(500, 'internal_error', 'Unexpected server error; nothing was charged.');
@@ -274,7 +291,7 @@ const MCP_METHODS = apiError(405, 'method_not_allowed', 'POST /mcp speaks MCP (J
 
 /** POST /mcp: reads the body under a cap, answers the JSON-RPC message. */
 function mcpHandler(deps: ServerDeps) {
-  const mcp = { runtimes: deps.runtimes, payments: deps.payments, version: SERVICE_VERSION };
+  const mcp = { runtimes: deps.runtimes, payments: deps.payments, version: SERVICE_VERSION, ...(deps.companies && { companies: deps.companies }) };
   return (res: HttpResponse, req: HttpRequest): void => {
     const length = Number(req.getHeader('content-length') || 0);
     const { stats, slot, start } = timing;

@@ -9,14 +9,16 @@
  * `structuredContent` and `content[0].text`; with it, the same verification, journal and
  * settlement as HTTP, and `_meta["x402/payment-response"]` in the result.
  */
-import { errorBody } from '../http/errors.js';
+import { apiError, errorBody } from '../http/errors.js';
 import { requestKey, type RouteRuntime } from '../http/route-runtime.js';
 import { NETWORK, type Offer } from '../pay/offer.js';
 import { presentPayment } from '../pay/intake.js';
 import { V1_NETWORK } from '../pay/payment-header.js';
 import type { Payments } from '../pay/payments.js';
 import { answerMcp, ERR, rpcError, type RpcOutcome } from './jsonrpc.js';
-import { ROUTE_BY_TOOL, TOOLS } from './tools.js';
+import { ROUTE_BY_TOOL, TICKERS_TOOL, TOOLS } from './tools.js';
+import { answerLookup, LOOKUP_PARAMS } from '../tickers/lookup.js';
+import type { CompanyMap } from '../tickers/company-map.js';
 
 export const MAX_MCP_BODY = 256 * 1024;
 
@@ -26,6 +28,8 @@ export interface McpDeps {
   version: string;
   /** The caller's address, for the failed-payment budget. */
   client?: string;
+  /** SEC's ticker map in hand, for the lookup tool. */
+  companies?: () => CompanyMap | null;
 }
 
 export interface McpReply {
@@ -52,6 +56,7 @@ export async function handleMcp(raw: string, deps: McpDeps): Promise<McpReply> {
 
 async function callTool(params: Record<string, unknown>, deps: McpDeps): Promise<RpcOutcome> {
   const startedAt = performance.now();
+  if (params.name === TICKERS_TOOL.name) return lookupTool(params.arguments, deps);
   const route = typeof params.name === 'string' ? ROUTE_BY_TOOL.get(params.name) : undefined;
   if (!route) return rpcError(ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
   const rt = deps.runtimes.get(route.path)!;
@@ -108,6 +113,21 @@ function paymentRequired(offer: Offer, message: string, failure?: string): objec
     content: [...text(JSON.stringify(required)), ...text(JSON.stringify(v1))],
     ...(failure ? { _meta: settlementMeta({ success: false, errorReason: failure, transaction: '', network: NETWORK }) } : {}),
   };
+}
+
+/** The ticker lookup, answered as /tickers answers. */
+function lookupTool(args: unknown, deps: McpDeps): RpcOutcome {
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return toolError('arguments must be an object');
+  const values: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args ?? {})) {
+    if (!(LOOKUP_PARAMS as readonly string[]).includes(k)) {
+      return toolError(errorBody(apiError(400, 'unknown_parameter', `unknown argument "${k.slice(0, 64)}"; this tool takes: ${LOOKUP_PARAMS.join(', ')}`, { param: k.slice(0, 64) })));
+    }
+    if (typeof v !== 'string' && typeof v !== 'number') return toolError(`argument ${k} must be a string or a number`);
+    values[k] = String(v);
+  }
+  const answer = answerLookup(deps.companies?.() ?? null, values);
+  return answer.ok ? ok({ content: text(answer.body) }) : toolError(errorBody(answer.error));
 }
 
 /** The settlement response under both transports' keys (`x402.payment-response` with v1's network name). */

@@ -37,5 +37,23 @@ function toolDef(route: Route): ToolDef {
   };
 }
 
-export const TOOLS: readonly ToolDef[] = ROUTES.map(toolDef);
+/** The free lookup in SEC's ticker map (/tickers): a name to a ticker and CIK before a paid call. */
+export const TICKERS_TOOL: ToolDef = {
+  name: 'tickers_lookup',
+  title: "A company's ticker and CIK",
+  description:
+    "Free. Looks a company up in SEC's ticker map by name (q: every word in its name, the last a prefix), by cik or by ticker; give exactly one. Returns its CIK, first-listed ticker, every listed ticker and exchange: use them for the ticker= and cik= filters of the paid tools.",
+  inputSchema: {
+    type: 'object',
+    properties: {
+      q: { type: 'string', minLength: 1, maxLength: 100, description: "Words of the company's name (nvid finds NVIDIA)." },
+      cik: { type: 'string', pattern: '^\\d{1,10}$', description: 'A CIK, 1 to 10 digits.' },
+      ticker: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$', description: 'A ticker, any case.' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Companies returned for q.' },
+    },
+    additionalProperties: false,
+  },
+};
+
+export const TOOLS: readonly ToolDef[] = [...ROUTES.map(toolDef), TICKERS_TOOL];
 export const ROUTE_BY_TOOL: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [toolName(r), r]));

@@ -67,15 +67,20 @@ export class TickerMapSource {
    * carry tickers.
    */
   async start(): Promise<void> {
+    this.load();
+    const interval = this.intervalMs;
+    const age = this.fetchedAt === null ? Number.POSITIVE_INFINITY : Date.now() - this.fetchedAt;
+    if (age >= interval) await this.poll();
+    else this.schedule(interval - age);
+  }
+
+  /** Reads the kept map, if there is one (a replica that does not ingest only reads it). */
+  load(): void {
     try {
       this.adopt(CompanyMap.parse(readFileSync(this.file, 'utf8')), statSync(this.file).mtimeMs);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('ticker map: the kept copy is unreadable; fetching a new one', { file: this.file, error: (err as Error).message });
     }
-    const interval = this.intervalMs;
-    const age = this.fetchedAt === null ? Number.POSITIVE_INFINITY : Date.now() - this.fetchedAt;
-    if (age >= interval) await this.poll();
-    else this.schedule(interval - age);
   }
 
   stop(): void {
