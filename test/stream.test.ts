@@ -11,7 +11,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { WIRES } from '../src/catalog/index.js';
-import type { Item } from '../src/search/item.js';
+import { streamWires } from '../src/stream/protocol.js';
+import { SubscriptionIndex } from '../src/stream/subscriptions.js';
+import { storeItem, type Item } from '../src/search/item.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, signPayment } from './helpers/payments.js';
@@ -175,6 +177,40 @@ describe('subscriptions', () => {
     c.send({ type: 'subscribe', params: { category: 'tech' } });
     assert.equal((await c.next('subscribed')).sub, 'news?category=tech');
     c.ws.close();
+  });
+
+  test('field filters subscribe too: a magnitude on quakes pushes only the quakes at least that strong', async () => {
+    const q = await openStream(url('wire=quake&min_mag=6.5'), { 'PAYMENT-SIGNATURE': await pay() });
+    assert.equal((await q.next()).type, 'paid');
+    assert.equal((await q.next()).sub, 'quake?min_mag=6.5');
+    q.send({ type: 'subscribe', params: { cik: '1' } });
+    assert.equal((await q.next('error')).error.param, 'cik', 'a field filter of another wire is refused');
+    const quake = (mag: number) => item('m2.5', `M ${mag} - somewhere`, { data: { mag } });
+    svc.wires.get('quake')!.add([quake(5.1), quake(6.5), quake(7.2)]);
+    assert.deepEqual([(await q.next('item')).item.data.mag, (await q.next('item')).item.data.mag].sort(), [6.5, 7.2]);
+    assert.deepEqual(await q.drain(200), []);
+    q.ws.close();
+  });
+
+  test("field filters on EDGAR: a CIK or tickers name one normalised subscription, matched on the filing's data", () => {
+    const edgar = streamWires().get('edgar')!;
+    const byCik = edgar.subscription({ cik: '1045810' });
+    const byTicker = edgar.subscription({ ticker: 'nvda,AMD' });
+    assert.ok(byCik.ok && byTicker.ok);
+    assert.deepEqual([byCik.key, byTicker.key], ['edgar?cik=0001045810', 'edgar?ticker=AMD,NVDA']);
+    const index = new SubscriptionIndex();
+    const subs = [index.hold('edgar', byCik.key, byCik.params), index.hold('edgar', byTicker.key, byTicker.params)];
+    const filing = (cik: string, tickers?: string[]) =>
+      storeItem(item('8-k', `8-K ${cik}`, { data: { cik, parties: [{ role: 'filer', cik, name: cik }], ...(tickers && { ticker: tickers[0], tickers }) } }), 1);
+    const matched = (i: ReturnType<typeof filing>) => {
+      const out: string[] = [];
+      index.match('edgar', i, new Set(), (sub) => out.push(sub.key));
+      return out.sort();
+    };
+    assert.deepEqual(matched(filing('0001045810', ['NVDA'])), [subs[0]!.key, subs[1]!.key]);
+    assert.deepEqual(matched(filing('0000002488', ['AMD'])), [subs[1]!.key]);
+    assert.deepEqual(matched(filing('0000000001')), []);
+    assert.equal(edgar.subscription({ ticker: 'not a ticker!' }).ok, false);
   });
 
   test('a URL subscription with ?pay=message is taken once the first message pays', async () => {

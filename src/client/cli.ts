@@ -97,11 +97,12 @@ function parseArgs(argv: string[]): Parsed | StreamArgs | { command: 'health' | 
   return { wire, path: route.path, params, preview, json };
 }
 
-/** `stream <wire> [q] [--<filter> value] [--json]`: a stream takes the wire's filter and q only. */
+/** `stream <wire> [q] [--<filter> value] [--ticker …] [--json]`: a stream takes the wire's filter, q and its field filters. */
 function parseStream([name, ...rest]: string[], json: boolean): StreamArgs {
   const wire = WIRES.find((w) => w.id === name);
   if (!wire) throw new UsageError(name ? `unknown wire "${name}"; wires: ${WIRES.map((w) => w.id).join(', ')}` : USAGE);
   const params: Record<string, string> = {};
+  const facets = facetsOf(wire.id).map((f) => f.param);
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     if (arg === '--json') continue;
@@ -109,8 +110,12 @@ function parseStream([name, ...rest]: string[], json: boolean): StreamArgs {
       const value = rest[++i];
       if (value === undefined || !wire.filter.values.includes(value)) throw new UsageError(`invalid --${wire.filter.name} "${value ?? ''}"; allowed: ${wire.filter.values.join(', ')}`);
       params[wire.filter.name] = value;
+    } else if (facets.includes(arg.slice(2))) {
+      const value = rest[++i];
+      if (value === undefined) throw new UsageError(`${arg} needs a value`);
+      params[arg.slice(2)] = value;
     } else if (arg.startsWith('--')) {
-      throw new UsageError(`unknown option ${arg} for wires stream ${name}; options: --${wire.filter.name}, --json`);
+      throw new UsageError(`unknown option ${arg} for wires stream ${name}; options: ${[wire.filter.name, ...facets].map((o) => `--${o}`).join(', ')}, --json`);
     } else if (params.q === undefined) params.q = arg;
     else throw new UsageError(`unexpected argument "${arg}"\n${USAGE}`);
   }

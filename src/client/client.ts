@@ -7,6 +7,7 @@
  * (`/.well-known/x402`) and with the limits; a mismatch or an over-limit call is refused
  * without signing. The private key never appears in an error or a log line.
  */
+import { facetsOf } from '../catalog/facets.js';
 import { randomBytes } from 'node:crypto';
 import { ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { Wallet } from './sign.js';
@@ -169,13 +170,14 @@ export class WiresClient {
    * the stream runs to the end of its paid time, then the iteration throws that refusal.
    * Breaking out of `for await` (or `close()`) closes the connection.
    */
-  stream<W extends WireId>(wire: W, params: { q?: string } & WireFilters[W] = {} as WireFilters[W], opts: StreamOptions = {}): WireStream {
+  stream<W extends WireId>(wire: W, params: { q?: string } & WireFilters[W] & WireFacets[W] = {} as WireFilters[W], opts: StreamOptions = {}): WireStream {
     const def = WIRES.find((w) => w.id === wire);
     if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
     // Checked here before anything is signed, so a typo costs nothing.
+    const allowed = [def.filter.name, 'q', ...facetsOf(def.id).map((f) => f.param)];
     for (const [name, value] of Object.entries(params as Record<string, string>)) {
-      if (name !== 'q' && name !== def.filter.name) {
-        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; the ${wire} stream takes: ${def.filter.name}, q`, { status: 400, param: name, allowed: [def.filter.name, 'q'] });
+      if (!allowed.includes(name)) {
+        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; the ${wire} stream takes: ${allowed.join(', ')}`, { status: 400, param: name, allowed });
       }
       if (name === def.filter.name && !def.filter.values.includes(value)) {
         throw new WiresError('invalid_parameter', `${name} must be one of: ${def.filter.values.join(', ')}`, { status: 400, param: name, allowed: def.filter.values });

@@ -141,7 +141,7 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
       const value = values[f.param] as string | undefined;
       if (value === undefined) continue;
       if (f.kind === 'min') params.min = Number(value);
-      else (params.tags ??= []).push([...new Set(value.split(',').map((v) => facetTag(f, f.normalise(v))))]);
+      else (params.tags ??= []).push([...new Set(value.split(',').map((v) => facetTag(f, f.normalise(v))))].sort());
     }
     return { ok: true, params };
   };

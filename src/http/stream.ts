@@ -13,6 +13,7 @@
  * cannot set headers): then the first message must pay. One sweep a second renews notices,
  * ends expired streams and drops consumers that stopped reading.
  */
+import { facetsOf } from '../catalog/facets.js';
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { log } from '../log.js';
@@ -114,7 +115,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const open = new Set<Conn>();
   const wireNames = [...streams.keys()];
   // Every parameter any wire's subscription takes; each wire then refuses those not its own.
-  const urlParams = ['wire', 'pay', ...new Set([...streams.values()].flatMap((s) => [s.wire.filter.name, 'q']))];
+  const urlParams = ['wire', 'pay', ...new Set([...streams.values()].flatMap((s) => [s.wire.filter.name, 'q', ...facetsOf(s.wire.id).map((f) => f.param)]))];
 
   const message = (conn: Conn, text: string) => {
     if (conn.ws) conn.ws.send(text);

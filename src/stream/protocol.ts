@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { facetsOf } from '../catalog/facets.js';
 import { PAID_ROUTES, type Route, type WireDef } from '../catalog/index.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import { compileRouteParser } from '../http/params.js';
@@ -101,7 +102,8 @@ function buildStreamWires(): Map<string, StreamWire> {
     if (out.has(route.wire.id) || route.def.q === 'none') continue;
     const { wire } = route;
     const parse = compileRouteParser({ ...route, def: { ...route.def, qRequired: false } });
-    const allowed = [wire.filter.name, 'q'];
+    const facets = facetsOf(wire.id);
+    const allowed = [wire.filter.name, 'q', ...facets.map((f) => f.param)];
     const blockAmount = (BigInt(route.amount!) * BigInt(BLOCK_MINUTES)).toString();
     out.set(wire.id, {
       wire,
@@ -135,6 +137,15 @@ function buildStreamWires(): Map<string, StreamWire> {
           if (route.def.q === 'state') sub.state = p.q;
           else sub.terms = p.terms ?? [];
           keyParts.push(`q=${encodeURIComponent(sub.state ?? sub.terms!.join(' '))}`);
+        }
+        // The key names the normalised values, so `ticker=nvda` and `ticker=NVDA` share one subscription.
+        if (p.tags) {
+          sub.tags = p.tags;
+          for (const group of p.tags) keyParts.push(`${group[0]!.slice(0, group[0]!.indexOf(':'))}=${group.map((t) => t.slice(t.indexOf(':') + 1)).join(',')}`);
+        }
+        if (p.min !== undefined) {
+          sub.min = p.min;
+          keyParts.push(`${facets.find((f) => f.kind === 'min')!.param}=${p.min}`);
         }
         return { ok: true, key: keyParts.length ? `${wire.id}?${keyParts.join('&')}` : wire.id, params: sub };
       },
