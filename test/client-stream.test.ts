@@ -21,7 +21,8 @@ let svc: TestService;
 let seq = 0;
 
 before(async () => {
-  svc = await startTestService({ SETTLEMENT: 'optimistic' }, true, { streamTiming: { blockMs: 3000, renewNoticeMs: 2000, firstPaymentMs: 30000 } });
+  // A stream of two wires costs more than the default optimistic cap per payer (0.05 USD).
+  svc = await startTestService({ SETTLEMENT: 'optimistic', OPTIMISTIC_MAX_UNSETTLED_USD: '1' }, true, { streamTiming: { blockMs: 3000, renewNoticeMs: 2000, firstPaymentMs: 30000 } });
 });
 after(() => svc?.stop());
 
@@ -72,6 +73,25 @@ describe('WiresClient.stream', () => {
     assert.equal(got[0]!.item.url, url);
     assert.equal(got[0]!.item.category, 'markets');
     assert.equal(c.spentUsd, await blockUsd());
+  });
+
+  test('several wires on one stream: one block at the sum of their prices, checked against the price list, items of each', async () => {
+    const c = client();
+    const stream = c.stream(['edgar', 'news'], { q: 'Nvidia' });
+    await stream.ready;
+    addNews('Nvidia ships a chip');
+    svc.wires
+      .get('edgar')!
+      .add([{ id: `edgar-${++seq}`, title: '8-K - NVIDIA CORP', url: `https://example.com/edgar/${seq}`, source: 'SEC EDGAR', filter: '8-k', published: Date.now(), summary: 'Filed.' }]);
+    const subs: string[] = [];
+    for await (const it of stream) {
+      subs.push(it.sub);
+      if (subs.length === 2) break;
+    }
+    assert.deepEqual(subs.sort(), ['edgar?q=nvidia', 'news?q=nvidia']);
+    assert.equal(Math.round(c.spentUsd * 1e6), Math.round((await blockUsd()) * 1e6) + 100_000, 'news 0.05 + edgar 0.1 USD');
+    assert.throws(() => c.stream(['news', 'nope' as 'news']), /unknown or repeated wire/);
+    assert.throws(() => c.stream(['news', 'edgar'], { category: 'markets' } as never), /the edgar stream takes/);
   });
 
   test('renews on the service notice within the limit: two blocks counted, items keep coming', async () => {

@@ -243,6 +243,53 @@ describe('subscriptions', () => {
   });
 });
 
+describe('several wires on one stream', () => {
+  let wide: TestService;
+  // A block of two wires (0.15 USD) is over the default optimistic cap per payer (0.05 USD).
+  before(async () => (wide = await startTestService({ SETTLEMENT: 'optimistic', OPTIMISTIC_MAX_UNSETTLED_USD: '1' })));
+  after(() => wide?.stop());
+  const at = (query: string) => `ws://127.0.0.1:${wide.port}/stream?${query}`;
+
+  test('one payment of the sum of the blocks; a subscription in the URL is taken on each wire, and both push to the one connection', async () => {
+    const offer = await refusedUpgrade(at('wire=edgar,news&q=nvidia'));
+    assert.equal(offer.status, 402);
+    const required = decodeHeader(offer.headers['payment-required'] as string) as any;
+    assert.equal(required.accepts[0].amount, '150000', '0.05 (news) + 0.1 (edgar) USD');
+    assert.match(required.resource.url, /\/stream\?wire=news,edgar$/, 'one offer whatever the order asked');
+    const short = await refusedUpgrade(at('wire=news,edgar'), { 'PAYMENT-SIGNATURE': await pay('100000') });
+    assert.equal(short.status, 402, 'a payment of one block of the two is refused');
+    const c = await openStream(at('wire=news,edgar&q=nvidia'), { 'PAYMENT-SIGNATURE': await pay('150000') });
+    assert.equal((await c.next()).type, 'paid');
+    assert.deepEqual([(await c.next()).sub, (await c.next()).sub].sort(), ['edgar?q=nvidia', 'news?q=nvidia']);
+    wide.wires.get('news')!.add([item('tech', 'Nvidia ships a new chip'), item('tech', 'AMD ships a chip')]);
+    wide.wires.get('edgar')!.add([item('8-k', '8-K - NVIDIA CORP'), item('8-k', '8-K - ADVANCED MICRO DEVICES')]);
+    const pushed = [await c.next('item'), await c.next('item')].map((m) => [m.sub, m.item.title]).sort();
+    assert.deepEqual(pushed, [
+      ['edgar?q=nvidia', '8-K - NVIDIA CORP'],
+      ['news?q=nvidia', 'Nvidia ships a new chip'],
+    ]);
+    assert.deepEqual(await c.drain(200), []);
+    // A message may name one of its wires, or take a subscription on each.
+    c.send({ type: 'subscribe', wire: 'edgar', params: { form: '8-k' } });
+    assert.equal((await c.next('subscribed')).sub, 'edgar?form=8-k');
+    c.send({ type: 'subscribe', wire: 'cve', params: {} });
+    assert.equal((await c.next('error')).error.param, 'wire');
+    c.ws.close();
+  });
+
+  test('refused before any payment: a wire twice or unknown, a subscription not valid on every wire', async () => {
+    for (const [query, param] of [
+      ['wire=news,news', 'wire'],
+      ['wire=news,nope', 'wire'],
+      ['wire=news,edgar&form=8-k', 'form'],
+    ] as const) {
+      const r = await refusedUpgrade(at(query), { 'PAYMENT-SIGNATURE': await pay('150000') });
+      assert.equal(r.status, 400, query);
+      assert.equal(r.body.error.param, param, query);
+    }
+  });
+});
+
 describe('paid time', () => {
   test('one payment buys one block, however often and wherever it is presented', async () => {
     const header = await pay(NEWS_BLOCK, `stream_${randomBytes(12).toString('hex')}`);

@@ -3,7 +3,7 @@
  * `wires`: the service from a terminal.
  *
  *   wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
- *   wires stream <wire> [q] [--<filter> value] [--json]
+ *   wires stream <wire>[,<wire>…] [q] [--<filter> value] [--ticker …] [--json]
  *   wires health | prices
  *   wires --help | wires <wire> --help
  *
@@ -24,7 +24,7 @@ import type { StreamItem } from './stream.js';
 import type { WireId } from './wires.gen.js';
 
 const USAGE = `usage: wires <wire> [q] [--<filter> value] [--since 6h] [--limit 20] [--preview] [--json]
-       wires stream <wire> [q] [--<filter> value] [--json]   (push; needs WALLET_PRIVATE_KEY)
+       wires stream <wire>[,<wire>…] [q] [--<filter> value] [--ticker …] [--json]   (push; needs WALLET_PRIVATE_KEY)
        wires health | prices
 wires: ${WIRES.map((w) => w.id).join(', ')}, headlines`;
 
@@ -47,7 +47,7 @@ interface Parsed {
 }
 
 interface StreamArgs {
-  stream: WireDef;
+  stream: WireDef[];
   params: Record<string, string>;
   json: boolean;
 }
@@ -97,16 +97,22 @@ function parseArgs(argv: string[]): Parsed | StreamArgs | { command: 'health' | 
   return { wire, path: route.path, params, preview, json };
 }
 
-/** `stream <wire> [q] [--<filter> value] [--ticker …] [--json]`: a stream takes the wire's filter, q and its field filters. */
+/**
+ * `stream <wire>[,<wire>…] [q] [--<filter> value] [--ticker …] [--json]`: a stream takes the
+ * wire's filter, q and its field filters; several wires share one connection and payment.
+ */
 function parseStream([name, ...rest]: string[], json: boolean): StreamArgs {
-  const wire = WIRES.find((w) => w.id === name);
-  if (!wire) throw new UsageError(name ? `unknown wire "${name}"; wires: ${WIRES.map((w) => w.id).join(', ')}` : USAGE);
+  const names = (name ?? '').split(',');
+  const wires = names.map((n) => WIRES.find((w) => w.id === n));
+  const bad = names.find((_, i) => !wires[i]);
+  if (!name || bad !== undefined) throw new UsageError(name ? `unknown wire "${bad}"; wires: ${WIRES.map((w) => w.id).join(', ')}` : USAGE);
+  const wire = wires[0]!;
   const params: Record<string, string> = {};
-  const facets = facetsOf(wire.id).map((f) => f.param);
+  const facets = [...new Set(wires.flatMap((w) => facetsOf(w!.id).map((f) => f.param)))];
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     if (arg === '--json') continue;
-    if (arg === `--${wire.filter.name}`) {
+    if (wires.length === 1 && arg === `--${wire.filter.name}`) {
       const value = rest[++i];
       if (value === undefined || !wire.filter.values.includes(value)) throw new UsageError(`invalid --${wire.filter.name} "${value ?? ''}"; allowed: ${wire.filter.values.join(', ')}`);
       params[wire.filter.name] = value;
@@ -119,7 +125,7 @@ function parseStream([name, ...rest]: string[], json: boolean): StreamArgs {
     } else if (params.q === undefined) params.q = arg;
     else throw new UsageError(`unexpected argument "${arg}"\n${USAGE}`);
   }
-  return { stream: wire, params, json };
+  return { stream: wires as WireDef[], params, json };
 }
 
 const tty = process.stdout.isTTY === true;
@@ -149,13 +155,14 @@ function line({ update, item }: { update: boolean; item: Article }): string {
 }
 
 /** Prints pushed items until the stream ends (an error: exit 1) or the process is stopped. */
-async function stream(client: WiresClient, { stream: wire, params, json }: StreamArgs): Promise<number> {
+async function stream(client: WiresClient, { stream: wires, params, json }: StreamArgs): Promise<number> {
+  const ids = wires.map((w) => w.id);
   if (!client.canPay)
     throw new WiresError(
       'payment_required',
-      `wires stream needs WALLET_PRIVATE_KEY: the ${wire.id} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${wire.id}`,
+      `wires stream needs WALLET_PRIVATE_KEY: the ${ids.join(',')} stream is paid by blocks of 10 minutes (see \`wires prices\`); without a key, poll the free preview: wires ${ids[0]}`,
     );
-  const s = client.stream(wire.id as WireId, params, {
+  const s = client.stream(ids as WireId[], params, {
     onEvent: (e) =>
       process.stderr.write(
         e.type === 'paid'

@@ -170,20 +170,28 @@ export class WiresClient {
    * the stream runs to the end of its paid time, then the iteration throws that refusal.
    * Breaking out of `for await` (or `close()`) closes the connection.
    */
-  stream<W extends WireId>(wire: W, params: { q?: string } & WireFilters[W] & WireFacets[W] = {} as WireFilters[W], opts: StreamOptions = {}): WireStream {
-    const def = WIRES.find((w) => w.id === wire);
-    if (!def) throw new WiresError('unknown_wire', `unknown wire "${wire}"`, { allowed: WIRES.map((w) => w.id) });
+  stream<W extends WireId>(wire: W | readonly W[], params: { q?: string } & WireFilters[W] & WireFacets[W] = {} as WireFilters[W], opts: StreamOptions = {}): WireStream {
+    // Several wires: one connection and one payment, their blocks' prices summed; the
+    // subscription is taken on each, so it must be valid on each.
+    const asked: readonly string[] = typeof wire === 'string' ? [wire] : wire;
+    const defs = WIRES.filter((w) => asked.includes(w.id));
+    const unknown = asked.find((id) => !defs.some((w) => w.id === id));
+    if (unknown !== undefined || defs.length === 0 || defs.length !== asked.length) {
+      throw new WiresError('unknown_wire', `unknown or repeated wire "${unknown ?? asked.join(',')}"`, { allowed: WIRES.map((w) => w.id) });
+    }
     // Checked here before anything is signed, so a typo costs nothing.
-    const allowed = [def.filter.name, 'q', ...facetsOf(def.id).map((f) => f.param)];
-    for (const [name, value] of Object.entries(params as Record<string, string>)) {
-      if (!allowed.includes(name)) {
-        throw new WiresError('unknown_parameter', `unknown parameter "${name}"; the ${wire} stream takes: ${allowed.join(', ')}`, { status: 400, param: name, allowed });
-      }
-      if (name === def.filter.name && !def.filter.values.includes(value)) {
-        throw new WiresError('invalid_parameter', `${name} must be one of: ${def.filter.values.join(', ')}`, { status: 400, param: name, allowed: def.filter.values });
+    for (const def of defs) {
+      const allowed = [def.filter.name, 'q', ...facetsOf(def.id).map((f) => f.param)];
+      for (const [name, value] of Object.entries(params as Record<string, string>)) {
+        if (!allowed.includes(name)) {
+          throw new WiresError('unknown_parameter', `unknown parameter "${name}"; the ${def.id} stream takes: ${allowed.join(', ')}`, { status: 400, param: name, allowed });
+        }
+        if (name === def.filter.name && !def.filter.values.includes(value)) {
+          throw new WiresError('invalid_parameter', `${name} must be one of: ${def.filter.values.join(', ')}`, { status: 400, param: name, allowed: def.filter.values });
+        }
       }
     }
-    const path = `/stream?wire=${encodeURIComponent(wire)}`;
+    const path = `/stream?wire=${defs.map((w) => w.id).join(',')}`;
     return openStream(`${this.url.replace(/^http/, 'ws')}${path}&pay=message`, params as Record<string, string>, opts, {
       // Every block goes through the same checks and signature as a paid call.
       pay: async (required) => {
@@ -278,15 +286,17 @@ export class WiresClient {
    * the same step as the check, so no concurrent payment can slip in between.
    */
   async checkOffer(path: string, offer: Offer, reserve = false): Promise<number> {
-    const listed = (await this.prices()).get(path);
+    const prices = await this.prices();
+    const listed = prices.get(path) ?? combinedStreamOffer(prices, path, this.blockMinutes);
     if (!listed || JSON.stringify(listed) !== JSON.stringify(offer)) {
       throw new WiresError('price_mismatch', `the offer for ${path} differs from the service's published price list (/.well-known/x402); not signing`);
     }
     const price = atomicToUsd(offer.amount);
-    // A stream's payment buys minutes: its per-minute price is what the per-call limit caps.
+    // A stream's payment buys minutes: its per-minute price is what the per-call limit caps
+    // (of each wire, on a stream of several: a minute of each replaces a poll of each).
     const minutes = this.blockMinutes.get(path);
     if (minutes !== undefined) {
-      const perMinute = price / minutes;
+      const perMinute = price / minutes / streamWiresOf(path).length;
       if (perMinute > this.maxPrice + 1e-12) {
         throw new WiresError(
           'over_price_limit',
@@ -393,4 +403,25 @@ export async function serviceError(res: Response): Promise<WiresError> {
     ...(e?.param ? { param: e.param } : {}),
     ...(e?.allowed ? { allowed: e.allowed } : {}),
   });
+}
+
+/** `/stream?wire=news,edgar` → its wires; any other path → []. */
+function streamWiresOf(path: string): string[] {
+  const m = /^\/stream\?wire=([a-z0-9,-]+)$/.exec(path);
+  return m ? m[1]!.split(',') : [];
+}
+
+/**
+ * The offer a stream of several wires should carry: the price list's offer of its first wire
+ * for the sum of their blocks (the service prices it so); undefined when a wire is not listed.
+ * Its block length is noted with the others.
+ */
+function combinedStreamOffer(prices: ReadonlyMap<string, Offer>, path: string, blockMinutes: Map<string, number>): Offer | undefined {
+  const wires = streamWiresOf(path);
+  if (wires.length < 2) return undefined;
+  const listed = wires.map((w) => prices.get(`/stream?wire=${w}`));
+  if (listed.some((o) => o === undefined)) return undefined;
+  const minutes = blockMinutes.get(`/stream?wire=${wires[0]}`);
+  if (minutes !== undefined) blockMinutes.set(path, minutes);
+  return { ...listed[0]!, amount: listed.reduce((sum, o) => sum + BigInt(o!.amount), 0n).toString() };
 }

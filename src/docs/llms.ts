@@ -76,7 +76,7 @@ function streamText(): string[] {
     `A stream is paid in blocks of ${BLOCK_MINUTES} minutes; a minute costs the wire's per-call price (a ${BLOCK_MINUTES}-minute block: ${[...new Set(wires.map((w) => w.blockPrice))].join(' or ')} USD; exact offers in the streams list of /.well-known/x402).`,
     "Pay in the upgrade request's PAYMENT-SIGNATURE (or X-PAYMENT) header; without it the upgrade answers 402 with the block offer.",
     'A browser, which cannot set headers, adds pay=message and pays in its first message.',
-    "The URL may carry one subscription in the wire's filter, q and field filters (/stream?wire=cve&src=cisa&q=linux, /stream?wire=edgar&ticker=NVDA): validated before the payment is read (a bad one answers the upgrade 400), and taken as soon as the block is paid, so a client need not send anything.",
+    "Several wires share one connection and payment with wire=a,b (a block costs the sum of theirs; the subscription is taken on each). The URL may carry one subscription in the wire's filter, q and field filters (/stream?wire=cve&src=cisa&q=linux, /stream?wire=edgar&ticker=NVDA): validated before the payment is read (a bad one answers the upgrade 400), and taken as soon as the block is paid, so a client need not send anything.",
     'Paid time is kept per payment: presenting the same payment again (a reconnect) gives the same paid_until, never a second block.',
     '',
     'Client messages (JSON text):',

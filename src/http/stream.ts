@@ -45,10 +45,13 @@ import { steadyNow, steadyOf, wallOf } from '../clock.js';
 
 export const STREAM_PATH = '/stream';
 
-type Wanted = Extract<ReturnType<StreamWire['subscription']>, { ok: true }>;
+type Wanted = Extract<ReturnType<StreamWire['subscription']>, { ok: true }> & { wire: string };
 
 interface Conn {
-  stream: StreamWire;
+  /** The wires it follows, in catalogue order (one, or several with ?wire=a,b). */
+  streams: StreamWire[];
+  /** Their ids joined (`edgar,news`): what its payments buy. */
+  wires: string;
   offer: Offer;
   client: string;
   openedAt: number;
@@ -59,7 +62,7 @@ interface Conn {
   /** The upgrade's payment, told in the first message. */
   settlement: object | null;
   /** The subscription the URL asked for, taken once the block is paid. */
-  fromUrl: Wanted | null;
+  fromUrl: Wanted[] | null;
   ws: WebSocket<Conn> | null;
   /** Upgraded inside its response's cork after an await: `open` writes nothing until that cork has returned. */
   greetLater: boolean;
@@ -88,20 +91,27 @@ interface StreamDeps {
 export function streamOffers(config: Readonly<Config>, paymentsOn: boolean): Map<string, Offer> {
   const offers = new Map<string, Offer>();
   if (!paymentsOn || !config.payTo) return offers;
-  for (const [id, s] of streamWires()) {
-    offers.set(
-      id,
-      buildOffer(s.route, config.payTo, config.publicUrl, config.paymentTimeoutSec, {
-        path: `${STREAM_PATH}?wire=${id}`,
-        amount: s.blockAmount,
-        price: s.blockPrice,
-        description: `${BLOCK_MINUTES} minutes of ${s.wire.title} items pushed over WebSocket as they arrive`,
-        message: `The ${id} stream costs ${s.blockPrice} USD per ${BLOCK_MINUTES} minutes (${s.route.def.price} USD a minute), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
-      }),
-    );
-  }
+  for (const [id, s] of streamWires()) offers.set(id, blockOffer(config, [s]));
   return offers;
 }
+
+/** The offer of a block of one wire's stream, or of several wires' at the sum of their prices. */
+export function blockOffer(config: Readonly<Config>, chosen: readonly StreamWire[]): Offer {
+  const ids = chosen.map((s) => s.wire.id).join(',');
+  const amount = chosen.reduce((sum, s) => sum + BigInt(s.blockAmount), 0n).toString();
+  const price = (Number(amount) / 1e6).toString();
+  const perMinute = chosen.length === 1 ? `${chosen[0]!.route.def.price} USD a minute` : `the sum of its wires' blocks`;
+  return buildOffer(chosen[0]!.route, config.payTo!, config.publicUrl, config.paymentTimeoutSec, {
+    path: `${STREAM_PATH}?wire=${ids}`,
+    amount,
+    price,
+    description: `${BLOCK_MINUTES} minutes of ${chosen.map((s) => s.wire.title).join(', ')} items pushed over WebSocket as they arrive`,
+    message: `The ${ids} stream costs ${price} USD per ${BLOCK_MINUTES} minutes (${perMinute}), paid with x402 in the upgrade request's PAYMENT-SIGNATURE or X-PAYMENT header, or in the first message with ?pay=message.`,
+  });
+}
+
+/** Offers of several wires kept at once; beyond, the oldest is built again when asked. */
+const MAX_COMBINED_OFFERS = 256;
 
 /** An empty paid body: a block's purchase returns its paid time, not data. */
 
@@ -116,6 +126,19 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   const wireNames = [...streams.keys()];
   // Every parameter any wire's subscription takes; each wire then refuses those not its own.
   const urlParams = ['wire', 'pay', ...new Set([...streams.values()].flatMap((s) => [s.wire.filter.name, 'q', ...facetsOf(s.wire.id).map((f) => f.param)]))];
+
+  // A stream of several wires is priced at the sum of their blocks: its offer, built once.
+  const combined = new Map<string, Offer>();
+  const offerOf = (chosen: readonly StreamWire[]): Offer | undefined => {
+    if (chosen.length === 1 || offers.size === 0) return offers.get(chosen[0]!.wire.id);
+    const ids = chosen.map((s) => s.wire.id).join(',');
+    let offer = combined.get(ids);
+    if (!offer) {
+      if (combined.size >= MAX_COMBINED_OFFERS) combined.delete(combined.keys().next().value!);
+      combined.set(ids, (offer = blockOffer(config, chosen)));
+    }
+    return offer;
+  };
 
   const message = (conn: Conn, text: string) => {
     if (conn.ws) conn.ws.send(text);
@@ -167,28 +190,48 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       if (!query.ok) return upgradeError(res, query.error);
       const { wire, pay, ...subscription } = query.values as { wire?: string; pay?: string } & Record<string, string>;
       if (wire === undefined) return upgradeError(res, apiError(400, 'missing_parameter', 'wire is required: /stream?wire=<id>', { param: 'wire', allowed: wireNames }));
-      const stream = streams.get(wire);
-      if (!stream) return upgradeError(res, apiError(400, 'invalid_parameter', `wire must be one of: ${wireNames.join(', ')}`, { param: 'wire', allowed: wireNames }));
+      const ids = wire.split(',');
+      const chosen = wireNames.filter((id) => ids.includes(id)).map((id) => streams.get(id)!);
+      if (chosen.length !== ids.length) {
+        return upgradeError(res, apiError(400, 'invalid_parameter', `wire must be one of, or several distinct of, comma-separated: ${wireNames.join(', ')}`, { param: 'wire', allowed: wireNames }));
+      }
       if (pay !== undefined && pay !== 'message')
         return upgradeError(res, apiError(400, 'invalid_parameter', 'pay takes one value: message (pay in the first message)', { param: 'pay', allowed: ['message'] }));
       // Checked before payment, as a paid route checks its parameters: a typo costs nothing.
-      let fromUrl: Wanted | null = null;
+      // With several wires, the URL's subscription is taken on each, so it must be valid on each.
+      let fromUrl: Wanted[] | null = null;
       if (Object.keys(subscription).length > 0) {
-        const wanted = stream.subscription(subscription);
-        if (!wanted.ok) return upgradeError(res, wanted.error);
-        fromUrl = wanted;
+        fromUrl = [];
+        for (const s of chosen) {
+          const wanted = s.subscription(subscription);
+          if (!wanted.ok) return upgradeError(res, chosen.length > 1 ? { ...wanted.error, message: `${s.wire.id}: ${wanted.error.message}` } : wanted.error);
+          fromUrl.push({ ...wanted, wire: s.wire.id });
+        }
       }
-      const offer = offers.get(wire);
+      const offer = offerOf(chosen);
       if (!offer || !payments) {
         return upgradeError(res, apiError(503, 'payments_unavailable', `Payments are not configured on this server (${config.paymentsProblem}); streams are paid.`));
       }
       if (open.size >= config.streamMaxConnections) {
-        return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${stream.route.path}.`), [
+        return upgradeError(res, apiError(503, 'too_many_streams', `This server holds its maximum of ${config.streamMaxConnections} streams; try again later or poll ${chosen[0]!.route.path}.`), [
           ['Retry-After', '30'],
         ]);
       }
       const client = clientAddress(res, req);
-      const conn: Conn = { stream, offer, client, openedAt: steadyNow(), paidUntil: 0, renewSent: false, subs: new Map(), settlement: null, fromUrl, ws: null, greetLater: false };
+      const conn: Conn = {
+        streams: chosen,
+        wires: chosen.map((s) => s.wire.id).join(','),
+        offer,
+        client,
+        openedAt: steadyNow(),
+        paidUntil: 0,
+        renewSent: false,
+        subs: new Map(),
+        settlement: null,
+        fromUrl,
+        ws: null,
+        greetLater: false,
+      };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
       const presented = presentedPayment(req);
       if (!presented) {
@@ -202,7 +245,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         client: payments.failures.enabled ? client : '',
         payment: presented,
         requirements: offer.requirements,
-        requestKey: `stream ${wire}`,
+        requestKey: `stream ${conn.wires}`,
         produce: blockEnd(0),
       });
       if (intake.kind === 'throttled') return upgradeError(res, tooManyFailures(intake.retryAfterSec), [['Retry-After', String(intake.retryAfterSec)]]);
@@ -263,10 +306,19 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         return message(conn, `{"type":"unsubscribed","sub":${JSON.stringify(sub.key)}}`);
       }
       // Checked before payment, so a client can try a subscription before it pays for it.
-      const wanted = conn.stream.subscription(m.params ?? {});
-      if (!wanted.ok) return error(conn, wanted.error);
+      // On a stream of several wires, `wire` names one; without it the subscription is taken on each.
+      const targets = m.wire === undefined ? conn.streams : conn.streams.filter((s) => s.wire.id === m.wire);
+      if (targets.length === 0) {
+        return error(conn, apiError(400, 'invalid_parameter', `wire must be one of this stream's: ${conn.wires}`, { param: 'wire', allowed: conn.streams.map((s) => s.wire.id) }));
+      }
+      const wanted: Wanted[] = [];
+      for (const s of targets) {
+        const w = s.subscription(m.params ?? {});
+        if (!w.ok) return error(conn, targets.length > 1 ? { ...w.error, message: `${s.wire.id}: ${w.error.message}` } : w.error);
+        wanted.push({ ...w, wire: s.wire.id });
+      }
       if (conn.paidUntil <= steadyNow()) return error(conn, apiError(402, 'payment_required', 'The subscription is valid; pay for a block first: {"type":"pay","payment":…}.'));
-      subscribe(conn, ws, wanted);
+      for (const w of wanted) subscribe(conn, ws, w);
     },
 
     close: (ws) => {
@@ -284,7 +336,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
     if (!conn.subs.has(wanted.key)) {
       if (conn.subs.size >= MAX_SUBSCRIPTIONS)
         return error(conn, apiError(400, 'too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection; unsubscribe one or open another stream.`));
-      const sub = hub.subscriptions.hold(conn.stream.wire.id, wanted.key, wanted.params);
+      const sub = hub.subscriptions.hold(wanted.wire, wanted.key, wanted.params);
       conn.subs.set(wanted.key, sub);
       ws.subscribe(sub.key);
     }
@@ -303,7 +355,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
     if (!conn.fromUrl || !conn.ws) return;
     const wanted = conn.fromUrl;
     conn.fromUrl = null;
-    subscribe(conn, conn.ws, wanted);
+    for (const w of wanted) subscribe(conn, conn.ws, w);
   };
 
   /** A payment in a message: the first one, or a renewal. Its answer is a message too. */
@@ -312,7 +364,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       client: payments!.failures.enabled ? conn.client : '',
       payment: header,
       requirements: conn.offer.requirements,
-      requestKey: `stream ${conn.stream.wire.id}`,
+      requestKey: `stream ${conn.wires}`,
       produce: blockEnd(conn.paidUntil),
     });
     if (intake.kind === 'throttled') return error(conn, tooManyFailures(intake.retryAfterSec));
@@ -328,7 +380,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         } else refuseInBand(conn, apiError(outcome.status, outcome.code, outcome.message));
       },
       (err) => {
-        log.error('stream payment failed', { wire: conn.stream.wire.id, error: String((err as Error)?.stack ?? err) });
+        log.error('stream payment failed', { wire: conn.wires, error: String((err as Error)?.stack ?? err) });
         error(conn, apiError(500, 'internal_error', 'Unexpected server error; nothing was charged.'));
       },
     );

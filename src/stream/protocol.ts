@@ -42,7 +42,10 @@ export { CLOSE } from './close-codes.js';
 const Params = Type.Record(Type.String(), Type.String(), { description: "The wire's filter parameter and/or q, as on its paid route; since and limit do not apply" });
 
 export const ClientMessage = Type.Union([
-  Type.Object({ type: Type.Literal('subscribe'), params: Type.Optional(Params) }, { additionalProperties: false }),
+  Type.Object(
+    { type: Type.Literal('subscribe'), wire: Type.Optional(Type.String({ description: 'On a stream of several wires, the one to subscribe to; without it, each' })), params: Type.Optional(Params) },
+    { additionalProperties: false },
+  ),
   Type.Object({ type: Type.Literal('unsubscribe'), sub: Type.String() }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('pay'), payment: Type.String({ description: 'The value a PAYMENT-SIGNATURE (or X-PAYMENT) header would carry' }) }, { additionalProperties: false }),
 ]);
