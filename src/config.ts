@@ -72,6 +72,8 @@ export interface RedisConfig {
   journalDays: number;
   /** The ingesting leader's lease (ms): a dead leader is replaced within it. */
   leaseMs: number;
+  /** Listen with SO_REUSEPORT beside the box's other replicas: the kernel spreads connections over them. */
+  sharedPort: boolean;
 }
 
 export interface SettlementConfig {
@@ -169,6 +171,11 @@ export const OPTIONS: readonly OptionDef[] = [
     env: 'REPLICA_ID',
     default: '<hostname>:<PORT>',
     doc: "This replica's name in replica mode; keep it stable across restarts, so a restarted replica takes back its own pending settlements at once.",
+  },
+  {
+    env: 'SHARED_PORT',
+    default: '0',
+    doc: "Replica mode: 1 listens on `HOST`:`PORT` beside this box's other replicas (SO_REUSEPORT): the kernel spreads new connections over them, and a replica that dies stops getting any. Needs an explicit `REPLICA_ID` and its own `DATA_DIR` per replica. 0: the port is this process's alone, and a second process on it is refused.",
   },
   { env: 'REDIS_TAKEOVER_SEC', default: '30', doc: 'Replica mode: the pending settlements of a replica that stopped heartbeating are taken over by another after this long.' },
   { env: 'REDIS_LEASE_SEC', default: '10', doc: "Replica mode: the ingesting leader's lease; when the leader dies, another replica starts polling within this time." },
@@ -269,7 +276,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
 
 function loadRedis(env: NodeJS.ProcessEnv, int: (name: string, min: number, max: number) => number, port: number): RedisConfig | null {
   const text = env.REDIS_URL?.trim();
-  if (!text) return null;
+  if (!text) {
+    if ((env.SHARED_PORT?.trim() || '0') !== '0') throw new ConfigError('SHARED_PORT needs replica mode (REDIS_URL): one process keeps its port to itself');
+    return null;
+  }
   let url: URL;
   try {
     url = new URL(text);
@@ -278,6 +288,10 @@ function loadRedis(env: NodeJS.ProcessEnv, int: (name: string, min: number, max:
     throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  const sharedPort = env.SHARED_PORT?.trim() || '0';
+  if (sharedPort !== '0' && sharedPort !== '1') throw new ConfigError(`SHARED_PORT must be 0 or 1, got "${sharedPort}"`);
+  // Replicas sharing a port share hostname:PORT, the default id: each must be named.
+  if (sharedPort === '1' && !env.REPLICA_ID?.trim()) throw new ConfigError('SHARED_PORT=1 needs a REPLICA_ID of its own for each replica sharing the port');
   const replicaId = env.REPLICA_ID?.trim() || `${hostname()}:${port}`;
   if (!/^[\w.:@-]{1,100}$/.test(replicaId)) throw new ConfigError(`REPLICA_ID must be 1–100 letters, digits or . : @ _ -, got "${replicaId}"`);
   return {
@@ -287,6 +301,7 @@ function loadRedis(env: NodeJS.ProcessEnv, int: (name: string, min: number, max:
     takeoverMs: int('REDIS_TAKEOVER_SEC', 1, 3600) * 1000,
     journalDays: int('REDIS_JOURNAL_DAYS', 1, 3650),
     leaseMs: int('REDIS_LEASE_SEC', 1, 600) * 1000,
+    sharedPort: sharedPort === '1',
   };
 }
 

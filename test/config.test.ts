@@ -105,3 +105,11 @@ test('every install script in the lock file has a decision in allowScripts, so n
   assert.equal(allow.secp256k1, true, 'the native signature check may build where no prebuilt binary fits');
   assert.ok(read('docs/deployment.md').includes('**Native modules.**'), 'the decisions are documented');
 });
+
+test('SHARED_PORT: only in replica mode, with a REPLICA_ID of its own', () => {
+  assert.throws(() => loadConfig({ SHARED_PORT: '1' }), /SHARED_PORT needs replica mode \(REDIS_URL\)/);
+  assert.throws(() => loadConfig({ SHARED_PORT: '1', REDIS_URL: 'redis://127.0.0.1:6379' }), /needs a REPLICA_ID/);
+  assert.throws(() => loadConfig({ SHARED_PORT: 'yes', REDIS_URL: 'redis://127.0.0.1:6379', REPLICA_ID: 'a' }), /SHARED_PORT must be 0 or 1/);
+  assert.equal(loadConfig({ SHARED_PORT: '1', REDIS_URL: 'redis://127.0.0.1:6379', REPLICA_ID: 'a' }).redis?.sharedPort, true);
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redis?.sharedPort, false);
+});

@@ -287,3 +287,34 @@ function isJson(line: string): boolean {
     return false;
   }
 }
+
+test('replicas sharing one port (SHARED_PORT): the kernel spreads new connections over them, and a killed one gets none', async () => {
+  const port = await freePort();
+  const shared = await Promise.all(['s1', 's2', 's3'].map((id) => spawnService({ ...replicaEnv(id), PORT: String(port), SHARED_PORT: '1' })));
+  try {
+    assert.deepEqual(
+      shared.map((r) => r.port),
+      [port, port, port],
+    );
+    // Each request on a connection of its own: which replica answers is the kernel's choice.
+    const answeredBy = async (n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { connection: 'close' } });
+        assert.equal(res.status, 200);
+        ids.push(((await res.json()) as { replica: { id: string } }).replica.id);
+      }
+      return ids;
+    };
+    const before = new Set(await answeredBy(60));
+    assert.ok(before.size >= 2, `60 connections went to ${[...before].join(', ')}`);
+    await shared[0]!.kill('SIGKILL');
+    const after = await answeredBy(40);
+    assert.ok(!after.includes('s1'), 'none to the killed replica');
+    assert.ok(new Set(after).size >= 1);
+    // Without the setting the port stays one process's: a second one is refused at start.
+    await assert.rejects(spawnService({ ...replicaEnv('x'), PORT: String(port) }), /cannot listen|did not start/);
+  } finally {
+    await Promise.all(shared.map((r) => r.kill('SIGKILL')));
+  }
+});

@@ -21,7 +21,8 @@ import { startService } from '../service.js';
 import { startFixtureServer } from './fixture-server.js';
 
 const fixtures = await startFixtureServer();
-const base = loadConfig(process.env);
+// SHARED_PORT applies to the replicas (below), not to this process's own reading of the settings.
+const base = loadConfig({ ...process.env, SHARED_PORT: '0' });
 privateDir(base.dataDir);
 const overridesFile = join(base.dataDir, 'demo-sources.json');
 writeFileSync(overridesFile, JSON.stringify(fixtures.overrides, null, 2));
@@ -40,7 +41,8 @@ const replicas = Number(process.env.REPLICAS ?? 1);
 if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) throw new Error(`REPLICAS must be 1 to 16, got "${process.env.REPLICAS}"`);
 const env = { ...process.env, ...settlement, WIRES_SOURCES: overridesFile, INGEST: '1' };
 // REPLICAS=N: a local redis-server (data in DATA_DIR/redis) and N service processes on
-// consecutive ports, sharing it as replicas (docs/replicas.md).
+// consecutive ports, sharing it as replicas (docs/replicas.md); with SHARED_PORT=1, all on PORT.
+const shared = process.env.SHARED_PORT === '1';
 const redisDir = join(base.dataDir, 'redis');
 if (replicas > 1) privateDir(redisDir);
 const redis = replicas > 1 ? await startRedis({ dir: redisDir }) : null;
@@ -53,7 +55,8 @@ setLogLevel(config.logLevel);
 const service = await startService(config);
 await service.scheduler!.firstRun;
 const url = `http://localhost:${service.port}`;
-if (redis) log.info('demo replicas', { redis: `redis-server on 127.0.0.1:${redis.port}`, replicas: [service.port, ...children.map((c) => c.port)].map((p) => `http://localhost:${p}`) });
+if (redis)
+  log.info('demo replicas', { redis: `redis-server on 127.0.0.1:${redis.port}`, replicas: [service.port, ...children.map((c) => c.port)].map((p) => `http://localhost:${p}`), shared_port: shared });
 log.info('demo ready: every source is served from local fixtures', {
   fixtures: fixtures.url,
   try: `curl '${url}/news/preview?q=rate'`,
@@ -74,9 +77,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Replica number `n` of the demo: this program's service as a process of its own, on PORT + n - 1. */
+/** Replica number `n` of the demo: this program's service as a process of its own, on PORT + n - 1 (or PORT, shared). */
 async function startReplica(n: number): Promise<{ child: ChildProcess; port: number; exited: Promise<unknown> }> {
-  const port = base.port + n - 1;
+  const port = shared ? base.port : base.port + n - 1;
   const child = spawn(process.execPath, [fileURLToPath(new URL('../main.js', import.meta.url))], {
     env: { ...env, PORT: String(port), DATA_DIR: join(base.dataDir, `replica-${n}`), REDIS_URL: redis!.url, REPLICA_ID: `demo-${n}` },
     stdio: 'inherit',

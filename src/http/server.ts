@@ -477,6 +477,7 @@ function safeUrl(req: HttpRequest): string {
 type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
 const listenWithOptions = (app: TemplatedApp) => (app.listen as unknown as ListenWithOptions).bind(app);
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
+const SHARED = 0; // LIBUS_LISTEN_DEFAULT: SO_REUSEPORT
 
 export class ListenError extends Error {
   override name = 'ListenError';
@@ -486,8 +487,10 @@ export function listen({ app, stream }: { app: TemplatedApp; stream: StreamEndpo
   const { uws } = deps.uws;
   return new Promise((resolve, reject) => {
     // Exclusively: by default this build listens with port reuse, and a second instance on
-    // the same port would start without error and take half of the connections.
-    listenWithOptions(app)(deps.config.host, deps.config.port, EXCLUSIVE_PORT, (socket: us_listen_socket | false) => {
+    // the same port would start without error and take half of the connections. Replicas
+    // that share a box's port ask for exactly that (SHARED_PORT).
+    const options = deps.config.redis?.sharedPort ? SHARED : EXCLUSIVE_PORT;
+    listenWithOptions(app)(deps.config.host, deps.config.port, options, (socket: us_listen_socket | false) => {
       if (!socket) return reject(new ListenError(`cannot listen on ${deps.config.host}:${deps.config.port}: the port is in use by another process, or the address is not this machine's`));
       resolve({
         port: uws.us_socket_local_port(socket as never),
