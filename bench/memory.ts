@@ -22,6 +22,7 @@ import { setLogLevel } from '../src/log.js';
 import type { Item } from '../src/search/item.js';
 import { createIndexes, startService } from '../src/service.js';
 import { rng, vocabulary, zipfPicker } from './synthetic.js';
+import { fieldsOf, type FieldDef } from '../src/catalog/index.js';
 
 /**
  * Items a day per wire, all its sources together, and where the figure comes from (counts of
@@ -72,7 +73,29 @@ function itemsFor(wire: (typeof WIRES)[number], count: number, now: number): Ite
     filter: wire.filter.values[i % wire.filter.values.length]!,
     published: now - Math.floor(random() * span),
     summary: words(35 + Math.floor(random() * 20)),
+    ...dataFor(wire.id, random, words),
   }));
+}
+
+/**
+ * Structured fields as the wire declares them (src/catalog/fields.ts), every one stated: a
+ * string of two words (a date or a 10-digit id where the name says so), a number, a list of
+ * two, an object of its declared members. Real items state fewer: this is the worst case.
+ */
+function dataFor(wire: string, random: () => number, words: (n: number) => string): { data?: Record<string, unknown> } {
+  const fields = fieldsOf(wire);
+  if (fields.length === 0) return {};
+  const value = (schema: FieldDef['schema']): unknown => {
+    if (schema.type === 'string') return schema.format === 'date' ? '2026-11-27' : schema.format === 'date-time' ? '2026-11-27T12:00:00.000Z' : words(2);
+    if (schema.type === 'number') return Math.round(random() * 1e6) / 100;
+    if (schema.type === 'integer') return Math.floor(random() * 1000);
+    if (schema.type === 'boolean') return random() < 0.5;
+    if (schema.type === 'object') return Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, value(s as FieldDef['schema'])]));
+    // A list: two of its items (strings, or objects of string members).
+    const items = (schema as { items: FieldDef['schema'] }).items;
+    return [value(items), value(items)];
+  };
+  return { data: Object.fromEntries(fields.map((f) => [f.name, value(f.schema)])) };
 }
 
 const gcNow = () => (globalThis as { gc?: () => void }).gc?.();

@@ -223,6 +223,11 @@ describe('the demo corpus, as served', () => {
     assert.equal(nvda.count, 1);
     assert.deepEqual([nvda.articles[0].data.ticker, nvda.articles[0].data.tickers, nvda.articles[0].data.items], ['NVDA', ['NVDA'], ['5.02']]);
     assert.equal((await getJson(base, '/edgar/preview?ticker=NVDA&item=5.02')).count, 1);
+    // A story that names its company's listing ((NASDAQ: NVDA), $AMD) carries the tickers, and ticker= finds it.
+    const story = await getJson(base, '/news/preview?q=russell&ticker=amd');
+    assert.equal(story.count, 1);
+    assert.deepEqual(story.articles[0].data, { tickers: ['NVDA', 'AMD'] });
+    assert.equal((await getJson(base, '/news/preview?q=russell&ticker=IBM')).count, 0);
     const quakes = service.wires.get('quake')!.items();
     const strong = quakes.filter((i) => (i.data?.mag as number) >= 5).sort((a, b) => b.published - a.published);
     assert.ok(strong.length > 0 && strong.length < quakes.length);

@@ -24,6 +24,9 @@ export interface FacetDef {
   of: (data: Readonly<Record<string, unknown>>) => readonly string[] | number | undefined;
 }
 
+/** The wires whose stories are tagged with the tickers of the listed companies they name (tickers/tagger.ts). */
+export const TAGGED_WIRES: readonly string[] = ['news', 'crypto', 'enforcement', 'security', 'recalls'];
+
 /** Values one `any` parameter may list. */
 export const MAX_VALUES = 10;
 
@@ -32,7 +35,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 export const FACETS: readonly FacetDef[] = [
   {
     param: 'ticker',
-    wires: ['edgar'],
+    wires: ['edgar', ...TAGGED_WIRES],
     doc: 'Articles about any of these listed companies: up to 10 comma-separated tickers, any case (`NVDA,amd`).',
     kind: 'any',
     pattern: /^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$/,

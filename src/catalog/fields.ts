@@ -29,6 +29,12 @@ const integer = (name: string, doc: string): FieldDef => ({ name, schema: { type
 const boolean = (name: string, doc: string): FieldDef => ({ name, schema: { type: 'boolean' }, doc });
 const strings = (name: string, doc: string): FieldDef => ({ name, schema: { type: 'array', items: { type: 'string' } }, doc });
 
+/** The listed companies a story names (catalog/facets.ts TAGGED_WIRES): the tagger's reading of its title and summary. */
+const TICKERS = strings(
+  'tickers',
+  "The tickers of the US-listed companies the title or summary names (an exchange-qualified mention, a cashtag, or a company's name from SEC's map; an ambiguous or everyday-word name only with market context), in order of first mention.",
+);
+
 /** Wire id → its fields, in the order the docs list them. A wire not named here has none yet. */
 export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
   edgar: [
@@ -101,6 +107,61 @@ export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
     date('start', 'The period of performance start.'),
     date('end', 'The period of performance end.'),
   ],
+  jobs: [
+    string('company', 'The hiring company (Remotive `company_name`, Remote OK `company`).'),
+    string('category', "The board's category of the job (Remotive `category`, We Work Remotely's `<category>`): `Software Development`, `DevOps and Sysadmin`."),
+    strings('tags', "The posting's tags (Remotive and Remote OK `tags`)."),
+    string('job_type', 'The kind of employment as the board writes it (Remotive `job_type`: `full_time`, `contract`; We Work Remotely `<type>`: `Full-Time`).'),
+    string(
+      'location',
+      'Where the job is open to, as the board writes it (Remotive `candidate_required_location`, Remote OK `location`, We Work Remotely `<region>`): `USA`, `Worldwide`, `Anywhere in the World`.',
+    ),
+    string('salary', 'The salary as Remotive writes it, free text: `$170k - $200k`, `up to $19/hour`.'),
+    number(
+      'salary_min',
+      "The salary range's lower end as Remote OK states it (`salary_min`; absent when Remote OK gives 0, its value for none). Remote OK states no unit or period: most postings give a yearly amount, a few an hourly one (`30`).",
+    ),
+    number('salary_max', "The salary range's upper end as Remote OK states it (`salary_max`; absent when 0)."),
+  ],
+  hn: [
+    integer('hn_id', "The story's Hacker News item id (hnrss's guid, `news.ycombinator.com/item?id=`)."),
+    string('author', 'The HN user who submitted the story (hnrss `dc:creator`).'),
+    integer('points', "The story's points when the feed was read (hnrss's `Points:` line)."),
+    integer('comments', "The story's comment count when the feed was read (hnrss's `# Comments:` line)."),
+  ],
+  arxiv: [
+    string('arxiv_id', "The paper's arXiv id without its version, `2607.21596` (from the guid `oai:arXiv.org:2607.21596v1`)."),
+    strings('authors', "The paper's authors, in order (arXiv's `dc:creator`, a comma-separated list)."),
+    strings('categories', 'The arXiv categories the feed lists the paper under (`<category>`): `cs.AI`, `cs.LG`.'),
+    string('announce_type', '`new` or `cross` (a cross-listing from another category): `arxiv:announce_type`.'),
+    string('doi', "The published version's DOI, when the authors gave one (`arxiv:DOI`)."),
+    string('journal_ref', 'The journal reference, when the authors gave one (`arxiv:journal_reference`).'),
+  ],
+  status: [
+    string('severity', 'Google Cloud: the incident severity, `low`, `medium` or `high` (`severity`).'),
+    string('status_impact', 'Google Cloud: `SERVICE_INFORMATION`, `SERVICE_DISRUPTION` or `SERVICE_OUTAGE` (`status_impact`).'),
+    string('status', "Google Cloud: the latest update's status, `AVAILABLE` once resolved (`most_recent_update.status`)."),
+    strings('affected_products', 'Google Cloud: the products affected (`affected_products[].title`).'),
+    dateTime('begin', 'Google Cloud: when the incident began (`begin`).'),
+    dateTime('end', 'Google Cloud: when it ended (`end`; absent while ongoing).'),
+  ],
+  news: [TICKERS],
+  recalls: [TICKERS],
+  enforcement: [string('release_number', "SEC's release number of the action, `34-105993`, `IC-36269` (the litigation feed's `dc:creator`)."), TICKERS],
+  fed: [strings('categories', "The Federal Reserve's category of the release (`<category>`): `Monetary Policy`.")],
+  security: [
+    strings('authors', 'The bylines (`dc:creator`; RSS `<author>`, the name of its `email (Name)` form): `Sergiu Gatlan`, `The Hacker News`.'),
+    strings('categories', "The publication's categories of the story (`<category>`)."),
+    TICKERS,
+  ],
+  crypto: [
+    strings('authors', 'The bylines as written (`dc:creator`): `Krisztian Sandor`, `Cointelegraph by Sam Bourgi`.'),
+    strings('categories', "The publication's categories and tags of the story (`<category>`)."),
+    TICKERS,
+  ],
+  space: [strings('authors', "The release's author (`dc:creator`)."), strings('categories', "NASA's topics of the release (`<category>`): `Artemis`, `Humans in Space`.")],
+  sports: [strings('authors', 'The bylines (`dc:creator`): `Associated Press`.')],
+  ailab: [strings('authors', "The post's authors (`dc:creator`, `<author>` or its `<name>`)."), strings('categories', "The lab's categories of the post (`<category>`).")],
 };
 
 /** A wire's declared fields (none for a wire not in the table). */

@@ -29,7 +29,7 @@ export type WireId = keyof WireFilters;
 
 /** Each wire's filters on structured fields (comma-separated values where a list is taken). */
 export interface WireFacets {
-  "news": { };
+  "news": { "ticker"?: string; };
   "edgar": { "ticker"?: string; "cik"?: string; "item"?: string; };
   "cve": { };
   "reg": { };
@@ -40,12 +40,12 @@ export interface WireFacets {
   "hn": { };
   "status": { };
   "ailab": { };
-  "security": { };
+  "security": { "ticker"?: string; };
   "court": { };
   "bills": { };
-  "enforcement": { };
-  "recalls": { };
-  "crypto": { };
+  "enforcement": { "ticker"?: string; };
+  "recalls": { "ticker"?: string; };
+  "crypto": { "ticker"?: string; };
   "space": { };
   "sports": { };
   "contracts": { };
@@ -54,25 +54,25 @@ export interface WireFacets {
 
 /** Each wire's `data`: the fields its articles carry where the source states them. */
 export interface WireData {
-  "news": { };
+  "news": { "tickers"?: string[]; };
   "edgar": { "cik"?: string; "company"?: string; "ticker"?: string; "tickers"?: string[]; "form"?: string; "accession"?: string; "filed"?: string; "items"?: string[]; "parties"?: { "role"?: string; "cik"?: string; "name"?: string; }[]; };
   "cve": { "cves"?: string[]; "vendor"?: string; "product"?: string; "kev"?: { "date_added"?: string; "due_date"?: string; "known_ransomware_use"?: string; }; "cwes"?: string[]; };
   "reg": { "document_number"?: string; "type"?: string; "agencies"?: string[]; "citation"?: string; "effective_on"?: string; "comments_close_on"?: string; };
   "weather": { "event"?: string; "severity"?: string; "urgency"?: string; "certainty"?: string; "areas"?: string; "onset"?: string; "expires"?: string; "sender"?: string; "message_type"?: string; };
   "quake": { "mag"?: number; "mag_type"?: string; "place"?: string; "lat"?: number; "lon"?: number; "depth_km"?: number; "tsunami"?: boolean; "alert"?: string; "felt"?: number; "sig"?: number; "status"?: string; "event_id"?: string; };
-  "arxiv": { };
-  "fed": { };
-  "hn": { };
-  "status": { };
-  "ailab": { };
-  "security": { };
+  "arxiv": { "arxiv_id"?: string; "authors"?: string[]; "categories"?: string[]; "announce_type"?: string; "doi"?: string; "journal_ref"?: string; };
+  "fed": { "categories"?: string[]; };
+  "hn": { "hn_id"?: number; "author"?: string; "points"?: number; "comments"?: number; };
+  "status": { "severity"?: string; "status_impact"?: string; "status"?: string; "affected_products"?: string[]; "begin"?: string; "end"?: string; };
+  "ailab": { "authors"?: string[]; "categories"?: string[]; };
+  "security": { "authors"?: string[]; "categories"?: string[]; "tickers"?: string[]; };
   "court": { };
   "bills": { };
-  "enforcement": { };
-  "recalls": { };
-  "crypto": { };
-  "space": { };
-  "sports": { };
+  "enforcement": { "release_number"?: string; "tickers"?: string[]; };
+  "recalls": { "tickers"?: string[]; };
+  "crypto": { "authors"?: string[]; "categories"?: string[]; "tickers"?: string[]; };
+  "space": { "authors"?: string[]; "categories"?: string[]; };
+  "sports": { "authors"?: string[]; };
   "contracts": { "award_id"?: string; "recipient"?: string; "amount_usd"?: number; "agency"?: string; "sub_agency"?: string; "state"?: string; "award_type"?: string; "start"?: string; "end"?: string; };
-  "jobs": { };
+  "jobs": { "company"?: string; "category"?: string; "tags"?: string[]; "job_type"?: string; "location"?: string; "salary"?: string; "salary_min"?: number; "salary_max"?: number; };
 }

@@ -13,6 +13,7 @@ import { HostBudgets } from './budget.js';
 import { Fetcher, type FetcherOptions, type FetchRequest } from './fetch/fetcher.js';
 import { lossReasons, noItemsReason, parseSource, ParseError, type ParseContext, type ParsedItem, type Span } from './parse/index.js';
 import { CompanyMap } from '../tickers/company-map.js';
+import { Tagger } from '../tickers/tagger.js';
 import type { TickerMapRef } from '../tickers/ticker-source.js';
 
 export interface PollTask {
@@ -157,12 +158,14 @@ export function encodeItems(items: readonly ParsedItem[]): Uint8Array {
 
 let context: { version: number; file: string; value: ParseContext } | null = null;
 
-/** The parse context of a task's ticker map, read once per version of it (once a day). */
+/** The parse context of a task's ticker map, read and its tagger built once per version of it (once a day). */
 function contextOf(ref: TickerMapRef | undefined): ParseContext {
   if (!ref) return {};
   if (context?.version === ref.version && context.file === ref.file) return context.value;
   try {
-    context = { ...ref, value: { companies: CompanyMap.parse(readFileSync(ref.file, 'utf8')) } };
+    const companies = CompanyMap.parse(readFileSync(ref.file, 'utf8'));
+    const tagger = new Tagger(companies);
+    context = { ...ref, value: { companies, tag: (text) => tagger.tag(text) } };
   } catch {
     // Replaced while read, or removed: parse without tickers this once.
     return context?.value ?? {};

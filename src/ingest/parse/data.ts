@@ -1,3 +1,4 @@
+import { TAGGED_WIRES } from '../../catalog/facets.js';
 import type { CompanyMap } from '../../tickers/company-map.js';
 
 /**
@@ -73,11 +74,14 @@ export type DeriveFields = (text: string, data: Readonly<Record<string, unknown>
  * - the CVE ids an advisory names in its title or summary (Ubuntu's, Debian's, Microsoft's and
  *   ZDI's feeds), where the source gives none as a field (KEV's `cveID` wins);
  * - a filing's tickers: the listings SEC's map gives the company's CIK (its first-listed one as
- *   `ticker`).
+ *   `ticker`);
+ * - the tickers of the listed companies a story's title or summary names (tickers/tagger.ts).
  */
 export function deriveFieldsFor(wire: string | undefined, ctx: ParseContext): DeriveFields | undefined {
   if (wire === 'cve') return (t) => ({ cves: [...new Set(Array.from(t.matchAll(CVE_ID), (m) => m[0].toUpperCase()))] });
   const companies = ctx.companies;
+  const tag = ctx.tag;
+  if (tag && TAGGED_WIRES.includes(wire ?? '')) return (t) => ({ tickers: tag(t) });
   if (wire === 'edgar' && companies) {
     return (_t, d) => {
       const listings = typeof d.cik === 'string' ? companies.byCik(d.cik) : [];

@@ -21,6 +21,13 @@ export interface RawEntry {
   state?: string;
   /** arXiv announce type (new, cross, replace, replace-cross). */
   announceType?: string;
+  /** The item's authors as written: RSS/RDF `dc:creator`, RSS `<author>`, Atom `<author><name>`. */
+  authors?: string[];
+  /** RSS elements of a few sources' own: arXiv's `arxiv:DOI` and `arxiv:journal_reference`, We Work Remotely's `<region>` and `<type>`. */
+  doi?: string;
+  journalRef?: string;
+  region?: string;
+  jobType?: string;
   /** Set by a JSON mapping for a row its source does not serve: why. */
   dropped?: string;
   /** The filter value of a source that routes its entries (EDGAR's forms). */

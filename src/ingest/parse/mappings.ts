@@ -176,6 +176,14 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: (r) => `https://status.cloud.google.com/${str(r.uri).replace(/^\//, '')}`,
     date: (r) => r.begin ?? r.created,
     summary: (r) => `${str(r.severity)} ${str(r.status_impact)}. ${str(get(r, 'most_recent_update.text'))}`,
+    data: (r) => ({
+      severity: text(r.severity),
+      status_impact: text(r.status_impact),
+      status: text(get(r, 'most_recent_update.status')),
+      affected_products: Array.isArray(r.affected_products) ? r.affected_products.map((p) => text(get(p, 'title'))) : undefined,
+      begin: instant(r.begin),
+      end: instant(r.end),
+    }),
   },
   'usaspending-': {
     items: 'results',
@@ -211,6 +219,14 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: 'url',
     date: 'publication_date',
     summary: 'description',
+    data: (r) => ({
+      company: text(r.company_name),
+      category: text(r.category),
+      tags: Array.isArray(r.tags) ? r.tags.map(text) : undefined,
+      job_type: text(r.job_type),
+      location: text(r.candidate_required_location),
+      salary: text(r.salary),
+    }),
   },
   remoteok: {
     items: '',
@@ -222,6 +238,14 @@ export const JSON_MAPPINGS: Readonly<Record<string, JsonMapping>> = {
     url: 'url',
     date: (r) => r.date ?? r.epoch,
     summary: (r) => undoubleUtf8(str(r.description)),
+    // Remote OK writes 0 for a salary the posting does not give.
+    data: (r) => ({
+      company: undoubleUtf8(str(r.company)),
+      tags: Array.isArray(r.tags) ? r.tags.map((t) => undoubleUtf8(str(t))) : undefined,
+      location: undoubleUtf8(str(r.location)),
+      salary_min: num(r.salary_min) || undefined,
+      salary_max: num(r.salary_max) || undefined,
+    }),
   },
 };
 

@@ -2,7 +2,8 @@
  * Source-specific rules that a generic format reader cannot know, by source
  * (SOURCES.md lists the quirks they answer).
  */
-import type { SourceDef } from '../../catalog/index.js';
+import { SOURCES, type SourceDef } from '../../catalog/index.js';
+import { num } from './data.js';
 import type { RawEntry } from './entry.js';
 
 export interface SourceRule {
@@ -116,19 +117,91 @@ function edgarData(e: RawEntry, parties: readonly (ReturnType<typeof party> | un
   };
 }
 
+/** arXiv's RSS guid, `oai:arXiv.org:2607.21596v1`: the paper's id and its version. */
+const ARXIV_GUID = /^oai:arXiv\.org:(.+?)(?:v\d+)?$/;
+
+/**
+ * A paper's fields (src/catalog/fields.ts): its id from the guid, its authors from the one
+ * `dc:creator`, which arXiv writes as a comma-separated list (a collaboration first, then
+ * `:`), its categories from `<category>`, the announce type, and the DOI and journal
+ * reference when the authors gave them.
+ */
+function arxivData(e: RawEntry): Record<string, unknown> {
+  return {
+    arxiv_id: ARXIV_GUID.exec(e.id?.trim() ?? '')?.[1],
+    // "Nanbeige Lab,  :, Chen Yang, …": the `:` after a collaboration's name is no author.
+    authors: e.authors?.flatMap((a) => a.split(',').filter((n) => /[\p{L}\p{N}]/u.test(n))),
+    categories: e.categories,
+    announce_type: e.announceType,
+    doi: e.doi,
+    journal_ref: e.journalRef,
+  };
+}
+
 const arxiv: SourceRule = {
   // `replace*` entries are new versions of old papers, not new research.
   drop: (e) => (e.announceType === undefined || e.announceType === 'new' || e.announceType === 'cross' ? null : 'a new version of an earlier paper'),
   rewrite: (e) => ({
     ...e,
+    data: { ...e.data, ...arxivData(e) },
     // A paper is listed in every category it belongs to: one id without the version.
     id: /(\d{4}\.\d{4,5})/.exec(e.id ?? e.link ?? '')?.[1] ? `arxiv:${/(\d{4}\.\d{4,5})/.exec(e.id ?? e.link ?? '')![1]}` : e.id,
     summary: e.summary?.replace(/^[\s\S]*?Abstract:\s*/, ''),
   }),
 };
 
+/** A rule that adds the fields `fields` reads from each entry to its `data`. */
+const withData = (fields: (e: RawEntry) => Record<string, unknown>): SourceRule => ({ rewrite: (e) => ({ ...e, data: { ...e.data, ...fields(e) } }) });
+
+/**
+ * hnrss's description ends with the story's score and comment count at the time of the poll,
+ * in a fixed format (`<p>Points: 20</p>`, `<p># Comments: 10</p>`); the last of each is read,
+ * after any text of the submitter's own. The submitter is `dc:creator`, the story's id the
+ * guid's `item?id=`.
+ */
+const HN_POINTS = /<p>Points: (\d+)<\/p>/g;
+const HN_COMMENTS = /<p># Comments: (\d+)<\/p>/g;
+const lastCount = (re: RegExp, html: string | undefined) => {
+  const all = [...(html ?? '').matchAll(re)];
+  return all.length ? Number(all[all.length - 1]![1]) : undefined;
+};
+const HN_ITEM = /^https:\/\/news\.ycombinator\.com\/item\?id=(\d+)$/;
+const hn = withData((e) => ({
+  hn_id: num(HN_ITEM.exec(e.id?.trim() ?? '')?.[1]),
+  author: e.authors?.[0],
+  points: lastCount(HN_POINTS, e.summary),
+  comments: lastCount(HN_COMMENTS, e.summary),
+}));
+
+/** We Work Remotely's own item elements: `<category>`, `<region>` and `<type>`. */
+const weWorkRemotely = withData((e) => ({ category: e.categories?.[0], location: e.region, job_type: e.jobType }));
+
+/** SEC's litigation feed gives the release number (`34-105993`, `IC-36269`) as `dc:creator`. */
+const secLitigation = withData((e) => ({ release_number: e.authors?.[0] }));
+
+/**
+ * The wires whose items' bylines (`dc:creator`, `<author>`) and RSS/Atom `<category>` terms
+ * are their `authors` and `categories` fields. Not the recalls or enforcement wires: FDA's
+ * creator is always "FDA", FTC's a site login, SEC's a release number.
+ */
+const BYLINE_WIRES: Readonly<Record<string, readonly ('authors' | 'categories')[]>> = {
+  security: ['authors', 'categories'],
+  ailab: ['authors', 'categories'],
+  crypto: ['authors', 'categories'],
+  space: ['authors', 'categories'],
+  sports: ['authors'],
+  fed: ['categories'],
+};
+const WIRE_OF: ReadonlyMap<string, string> = new Map(SOURCES.map((s) => [s.id, s.wire.id]));
+const bylines = (fields: readonly ('authors' | 'categories')[]) =>
+  withData((e) => ({ authors: fields.includes('authors') ? e.authors : undefined, categories: fields.includes('categories') ? e.categories : undefined }));
+const BYLINE_RULES = new Map(Object.entries(BYLINE_WIRES).map(([wire, fields]) => [wire, bylines(fields)]));
+
 export function ruleFor(source: SourceDef): SourceRule | undefined {
   if (source.id === 'edgar') return edgar(source.routes ?? {});
   if (source.id.startsWith('arxiv-')) return arxiv;
-  return undefined;
+  if (source.id.startsWith('hn-')) return hn;
+  if (source.id.startsWith('wwr-')) return weWorkRemotely;
+  if (source.id === 'sec-litigation') return secLitigation;
+  return BYLINE_RULES.get(WIRE_OF.get(source.id) ?? '');
 }

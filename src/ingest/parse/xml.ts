@@ -35,7 +35,7 @@ const parser = new XMLParser({
   trimValues: true,
   processEntities: true,
   htmlEntities: false,
-  isArray: (name) => ['item', 'entry', 'link', 'category', 'rdf:li'].includes(name),
+  isArray: (name) => ['item', 'entry', 'link', 'category', 'rdf:li', 'dc:creator', 'author'].includes(name),
   // Atom text constructs arrive as their raw inner XML: `type="xhtml"` is mixed content, whose
   // order the object model would lose ("a <b>b</b> c" → "a c" + "b"). atomText() reads them.
   stopNodes: ['feed.entry.title', 'feed.entry.summary', 'feed.entry.content'],
@@ -376,6 +376,25 @@ function categories(value: unknown): string[] {
   return value.map((c) => text(c) ?? ((c as Node)['@term'] as string | undefined) ?? '').filter(Boolean);
 }
 
+/**
+ * The authors an item names: each `dc:creator`, and each `<author>` (RSS's text, the name of
+ * its "email (Name)" form; an element with a `<name>`, as Atom's and some RSS feeds' own).
+ */
+const EMAIL_NAME = /^[^\s@()]+@[^\s@()]+\s*\((.+)\)$/;
+function authors(...values: unknown[]): string[] {
+  const out: string[] = [];
+  for (const value of values) {
+    if (!Array.isArray(value)) continue;
+    for (const a of value) {
+      let name = (a !== null && typeof a === 'object' && 'name' in (a as Node) ? text((a as Node).name) : text(a))?.trim();
+      // RSS 2.0's form, "lawyer@boyer.net (Lawyer Boyer)": the name.
+      name = EMAIL_NAME.exec(name ?? '')?.[1]?.trim() ?? name;
+      if (name) out.push(name);
+    }
+  }
+  return out;
+}
+
 function rss(root: Node, documentUrl: string | undefined): XmlDocument {
   const channel = ((Array.isArray(root.channel) ? root.channel[0] : root.channel) ?? {}) as Node;
   const xmlBase = declaredBase(channel, declaredBase(root, undefined, documentUrl), documentUrl);
@@ -404,6 +423,11 @@ function rss(root: Node, documentUrl: string | undefined): XmlDocument {
       summary: text(item.description) ?? text(item['content:encoded']),
       categories: categories(item.category),
       announceType: text(item['arxiv:announce_type']),
+      authors: authors(item['dc:creator'], item.author),
+      doi: text(item['arxiv:DOI']),
+      journalRef: text(item['arxiv:journal_reference']),
+      region: text(item.region),
+      jobType: text(item.type),
     };
     entryBase(e, item, linkNode, xmlBase, outer);
     scope.entries.push(e);
@@ -424,6 +448,7 @@ function atom(root: Node, documentUrl: string | undefined): XmlDocument {
       // The first publication, not the last edit; Atom 0.3 names them issued and modified.
       date: text(entry.published) ?? text(entry.updated) ?? text(entry.issued) ?? text(entry.modified),
       categories: categories(entry.category),
+      authors: authors(entry.author),
     };
     atomText(entry.title, e, 'title');
     if (!atomText(entry.summary, e, 'summary')) atomText(entry.content, e, 'summary');
@@ -449,6 +474,7 @@ function rdf(root: Node, documentUrl: string | undefined): XmlDocument {
       link: linkValue(linkNode) ?? about,
       date: text(item['dc:date']) ?? text(item['dcterms:issued']) ?? text(item['dcterms:modified']),
       summary: text(item.description),
+      authors: authors(item['dc:creator']),
     };
     entryBase(e, item, linkNode, xmlBase, outer);
     scope.entries.push(e);

@@ -1,0 +1,465 @@
+/**
+ * Tags a news headline or summary with the US-listed tickers it is about, from SEC's company map
+ * alone (plus the generic word lists below). A wrong ticker costs a trading bot money and a missing
+ * one costs it a story, so every rule here gives up recall for precision where the two pull apart.
+ *
+ * Rules, and why:
+ * - An exchange-qualified mention (`(NASDAQ: NVDA)`, `NYSE:IBM`, `(NYSE American: X)`, `(OTC: X)`) is
+ *   the issuer naming its own listing, the most reliable signal there is: tagged when the ticker is in
+ *   the map. Foreign venues (TSX, LSE, ASX, ...) name a foreign line, which a US bot must not trade.
+ * - A cashtag (`$NVDA`) is an author's deliberate pointer to a listing; tagged when upper-case and in
+ *   the map. `$5`, `$1.2B` start with a digit and are money; crypto symbols (`$BTC`) are coins even
+ *   where an ETF happens to trade under the same letters.
+ * - A bare upper-case ticker (`A`, `IT`, `ON`, `ALL`) is never tagged on its own: too many tickers are
+ *   words or abbreviations. It only counts as context for a name that needs it (below).
+ * - Company names: SEC's names carry legal and registration noise (`Inc.`, `& Co`, `/DE/`, `N.V.`) that
+ *   writers drop, so names and text are reduced to the same word tokens (case, punctuation, accents and
+ *   possessive `'s` removed) and the distinctive core is matched as whole words. A core that ends in a
+ *   generic descriptor (`Technologies`, `Pharmaceuticals`, ...) is also matched without it, since
+ *   writers say "Agilent" for Agilent Technologies. Longest match wins ("Bank of America" over
+ *   "America"), so a longer name always owns its words.
+ * - A name that two different companies reduce to is tagged for neither: guessing between them is a
+ *   coin flip with money on it. The one exception: when exactly one of them trades on a national
+ *   exchange and the others are OTC or unlisted, news means the listed one ("Target" is Target Corp,
+ *   not the OTC shell Target Group Inc.). A company with several share classes is one CIK and gets its
+ *   first-listed ticker (GOOGL for Alphabet).
+ * - Names whose core is short (3 letters or fewer) or a generic business word ("First", "Capital",
+ *   "Energy") are never tagged by name: they occur in every other headline.
+ * - A core that is an everyday English word (Target, Visa, Apple, Shell, Gap, Block, Snap, Match...), or
+ *   a two-word core made only of such words, is tagged only with support: the mention is capitalised,
+ *   is not led by an article or possessive ("hit the target", "a visa"), is not part of "price target",
+ *   and the text also carries market context (shares, stock, earnings, guidance, an analyst action...)
+ *   or the company's own ticker (bare, cashtag or exchange-qualified) or a legal suffix right after
+ *   the name ("Target Corp"). Capitalisation alone proves little in title-case headlines, hence the
+ *   market-context requirement; the context alone proves little for a lower-case word, hence both.
+ * - A shortened form of a name (the name without its trailing descriptor: "Ford" for Ford Motor) follows
+ *   the same classes; it is never formed by cutting a name after its first word in general ("Advance"
+ *   for Advance Auto Parts), since a bare first word is more often the word than the company.
+ * - Every word of a name mention must carry a capital ("Nvidia", "NVIDIA", "eBay"; linking words like
+ *   "of" aside): company names are proper nouns, and a lower-case "regions" or "progressive" is not one.
+ *
+ * Everything is built once per map in the constructor: tag() tokenises the text once and walks a map
+ * from first token to candidate names, so its cost does not grow with the size of the map.
+ */
+import type { CompanyMap, Listing } from './company-map.js';
+
+/** Legal-form and registration words dropped from the end of SEC names (after tokenising). */
+// biome-ignore format: a word list reads better packed
+const LEGAL_SUFFIXES = new Set([
+  'inc', 'incorporated', 'corp', 'corporation', 'co', 'cos', 'company', 'companies', 'ltd', 'limited', 'plc', 'holdings', 'holding', 'hldgs', 'group', 'grp',
+  'nv', 'sa', 'ag', 'se', 'llc', 'lp', 'llp', 'ltda', 'sab', 'cv', 'de', 'spa', 'asa', 'ab', 'oyj', 'bv', 'gmbh', 'kgaa', 'pte', 'pty', 'bhd', 'tbk', 'adr',
+  'ads', 'new', 'com', 'the', 'and', 'of', 'partners', 'lp', 'trust', 'fund', 'etf', 'class', 'a', 'b', 'c', 'ordinary', 'shares', 'units', 'unit',
+]);
+
+/**
+ * Descriptors a writer drops after a distinctive name ("Agilent" for Agilent Technologies). Only
+ * used to derive a shorter alias, never matched on their own.
+ */
+// biome-ignore format: a word list reads better packed
+const DESCRIPTORS = new Set([
+  'technologies', 'technology', 'tech', 'international', 'intl', 'industries', 'systems', 'pharmaceuticals', 'pharmaceutical', 'pharma', 'therapeutics',
+  'biosciences', 'bioscience', 'biotherapeutics', 'biopharma', 'biotech', 'biologics', 'sciences', 'science', 'medical', 'healthcare', 'health', 'brands',
+  'entertainment', 'communications', 'networks', 'software', 'semiconductor', 'semiconductors', 'electronics', 'enterprises', 'worldwide', 'global',
+  'solutions', 'services', 'resources', 'financial', 'bancorp', 'bancshares', 'motors', 'motor', 'platforms', 'labs', 'laboratories', 'energy', 'oncology',
+  'genomics', 'interactive', 'media', 'airlines', 'america', 'usa', 'us', 'north', 'inc', 'corp',
+]);
+
+/** Generic business words: a name that is just one of these is never tagged by name. */
+// biome-ignore format: a word list reads better packed
+const GENERIC = new Set([
+  'first', 'american', 'america', 'national', 'general', 'global', 'united', 'international', 'capital', 'energy', 'health', 'healthcare', 'bank', 'bancorp',
+  'financial', 'trust', 'income', 'growth', 'value', 'equity', 'fund', 'partners', 'resources', 'technologies', 'technology', 'systems', 'industries',
+  'holdings', 'group', 'services', 'solutions', 'therapeutics', 'pharmaceuticals', 'biosciences', 'sciences', 'medical', 'realty', 'properties', 'investors',
+  'investment', 'investments', 'securities', 'acquisition', 'acquisitions', 'ventures', 'enterprises', 'brands', 'communications', 'media', 'networks',
+  'software', 'digital', 'data', 'cloud', 'mobile', 'wireless', 'semiconductor', 'electronics', 'power', 'oil', 'gas', 'gold', 'silver', 'mining', 'minerals',
+  'metals', 'steel', 'water', 'solar', 'wind', 'nuclear', 'lithium', 'uranium', 'bitcoin', 'crypto', 'blockchain', 'ai', 'robotics', 'biotech', 'pharma',
+  'insurance', 'assurance', 'reinsurance', 'credit', 'lending', 'mortgage', 'finance', 'payments', 'markets', 'exchange', 'market', 'stock', 'stocks',
+  'shares', 'dividend', 'strategic', 'opportunities', 'opportunity', 'select', 'premier', 'premium', 'prime', 'core', 'smart', 'advanced', 'innovative',
+  'innovation', 'innovations', 'quantum', 'dynamic', 'dynamics', 'precision', 'pacific', 'atlantic', 'western', 'eastern', 'northern', 'southern', 'central',
+  'midwest', 'north', 'south', 'east', 'west', 'world', 'worldwide', 'universal', 'international', 'continental', 'texas', 'california', 'florida', 'new',
+  'york', 'china', 'chinese', 'japan', 'india', 'canada', 'canadian', 'british', 'european', 'asia', 'africa', 'mexico', 'brazil', 'korea', 'israel', 'usa',
+  'us', 'federal', 'republic', 'liberty', 'freedom', 'patriot', 'eagle', 'pioneer', 'frontier', 'summit', 'pinnacle', 'apex', 'vertex', 'horizon', 'legacy',
+  'heritage', 'community', 'citizens', 'peoples', 'people', 'home', 'homes', 'house', 'life', 'care', 'cure', 'bio', 'gene', 'genetics', 'cell', 'cells',
+  'immune', 'vision', 'future', 'next', 'new', 'modern', 'green', 'blue', 'red', 'black', 'white', 'golden', 'royal', 'sun', 'star', 'sky', 'ocean', 'river',
+  'lake', 'mountain', 'valley', 'bay', 'harbor', 'island', 'park', 'street', 'main', 'city', 'state', 'states', 'county', 'country', 'standard', 'reliance',
+  'alliance', 'union', 'security', 'safety', 'transport', 'logistics', 'shipping', 'tankers', 'airlines', 'aviation', 'aerospace', 'defense', 'automotive',
+  'auto', 'motors', 'retail', 'foods', 'food', 'beverage', 'restaurants', 'hotels', 'resorts', 'gaming', 'entertainment', 'sports', 'education', 'learning',
+  'labs', 'research', 'diagnostics', 'devices', 'instruments', 'materials', 'chemicals', 'chemical', 'products', 'industrial', 'manufacturing', 'construction',
+  'building', 'builders', 'engineering', 'infrastructure', 'utilities', 'electric', 'utility', 'telecom', 'internet', 'online', 'network', 'platform',
+  'platforms', 'reit', 'land', 'real', 'estate', 'office', 'storage', 'towers', 'tower', 'one', 'two', 'three', 'alpha', 'beta', 'delta', 'gamma', 'omega',
+  'sigma', 'nova', 'neo', 'max', 'plus', 'pro', 'edge', 'key', 'point', 'bridge', 'gateway', 'link', 'connect', 'direct', 'express', 'service', 'systems',
+  'solutions', 'fintech', 'enterprise', 'commerce', 'commercial', 'consumer', 'consumers', 'business', 'management', 'advisors', 'asset', 'assets', 'wealth',
+  'savings', 'loan', 'bankshares', 'bancshares', 'financial', 'holdings', 'bancorporation', 'corporation', 'company',
+  // market words, places
+  'nasdaq', 'nyse', 'news', 'euro', 'dow', 'bitcoin', 'ethereum', 'taiwan', 'indonesia', 'miami', 'cincinnati', 'kyoto', 'bogota', 'oxford', 'princeton',
+  'harvard', 'albany', 'basel', 'denali', 'dixie', 'sonoma', 'salem', 'cardiff', 'columbia', 'huntington', 'lakeside', 'hillcrest', 'northfield', 'riverview',
+  'westwood', 'melrose', 'norwood', 'seneca', 'cambridge', 'chicago', 'boston', 'dallas', 'houston', 'atlanta', 'denver', 'phoenix', 'seattle', 'portland',
+  'london', 'paris', 'tokyo', 'berlin', 'hong', 'kong', 'singapore', 'shanghai', 'beijing', 'dubai', 'toronto', 'vancouver', 'sydney', 'ohio', 'virginia',
+  'carolina', 'georgia', 'arizona', 'nevada', 'oregon', 'alaska', 'hawaii', 'dakota', 'kentucky', 'tennessee', 'alabama', 'michigan', 'illinois', 'indiana',
+  'iowa', 'kansas', 'missouri', 'nebraska', 'oklahoma', 'utah', 'colorado', 'wyoming', 'montana', 'idaho', 'maine', 'vermont', 'jersey', 'delaware',
+  'maryland', 'louisiana', 'arkansas', 'mississippi', 'wisconsin', 'minnesota', 'pennsylvania', 'massachusetts', 'connecticut', 'europe', 'german', 'germany',
+  'france', 'french', 'italy', 'spain', 'swiss', 'sweden', 'norway', 'denmark', 'finland', 'ireland', 'irish', 'scotland', 'australia', 'australian',
+  'zealand', 'argentina', 'chile', 'peru', 'colombia', 'venezuela', 'russia', 'ukraine', 'turkey', 'egypt', 'nigeria', 'kenya', 'vietnam', 'thailand',
+  'malaysia', 'philippines', 'hainan', 'shenzhen', 'guangzhou',
+  // calendar words
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august',
+  'september', 'october', 'november', 'december', 'today', 'tomorrow', 'weekend',
+]);
+
+/**
+ * Everyday English words that are also listed companies' names or name parts: such a name is only
+ * tagged with support (module header). A generic list written for this purpose, not tuned to any
+ * labelled set.
+ */
+// biome-ignore format: a word list reads better packed
+const COMMON = new Set([
+  // the everyday words among the best-known US names
+  'apple', 'target', 'visa', 'oracle', 'shell', 'gap', 'block', 'snap', 'match', 'progressive', 'ford', 'dollar', 'amazon', 'express', 'alphabet', 'meta',
+  'square', 'delta', 'united', 'southwest', 'spirit', 'frontier', 'carnival', 'royal', 'caterpillar', 'pioneer', 'marathon', 'discover', 'principal',
+  'travelers', 'globe', 'life', 'equitable', 'root', 'signal', 'zoom', 'slack', 'box', 'unity', 'toast', 'monster', 'beyond', 'post', 'flowers', 'tree',
+  'below', 'big', 'lots', 'guess', 'buckle', 'coach', 'under', 'best', 'buy', 'booking', 'choice', 'shift', 'live', 'nation', 'fox', 'charter', 'dish',
+  'crown', 'castle', 'public', 'storage', 'extra', 'space', 'cube', 'ball', 'pool', 'carrier', 'agree', 'ladder', 'arbor', 'compass', 'planet', 'fitness',
+  'lemonade', 'hippo', 'clover', 'bright', 'chase', 'intuitive', 'applied', 'materials', 'general', 'mills', 'motors', 'electric', 'dynamics',
+  // everyday words (nouns, verbs, adjectives) that occur as single-word company names
+  'able', 'accent', 'ace', 'acme', 'acorn', 'action', 'active', 'adapt', 'advance', 'advent', 'affinity', 'aim', 'air', 'alert', 'align', 'alive', 'allied',
+  'alpine', 'amber', 'anchor', 'angel', 'answer', 'apex', 'applied', 'arch', 'arena', 'argo', 'ark', 'armada', 'arrow', 'art', 'artisan', 'ascent', 'aspen',
+  'aspire', 'asset', 'atlas', 'aurora', 'avalon', 'avenue', 'avid', 'axis', 'badger', 'balance', 'ball', 'banner', 'baron', 'barrett', 'beacon', 'bear',
+  'beam', 'bell', 'benchmark', 'berry', 'birch', 'bird', 'blaze', 'bloom', 'blue', 'bold', 'bolt', 'bond', 'boot', 'boston', 'bow', 'brand', 'brave', 'bridge',
+  'brilliant', 'bristol', 'broad', 'brook', 'brown', 'buck', 'builders', 'bull', 'bunker', 'butler', 'cable', 'cadence', 'calm', 'camp', 'canal', 'candle',
+  'canopy', 'canyon', 'cardinal', 'care', 'cargo', 'carrier', 'carter', 'cascade', 'castle', 'catalyst', 'cedar', 'century', 'champion', 'chase', 'check',
+  'cherry', 'chord', 'cinema', 'circle', 'citadel', 'civic', 'clarity', 'classic', 'clean', 'clear', 'clearwater', 'climb', 'cloud', 'coast', 'coastal',
+  'cobalt', 'coin', 'colony', 'comfort', 'compass', 'concord', 'conduit', 'connect', 'constellation', 'copper', 'coral', 'core', 'corner', 'cosmos', 'cotton',
+  'courage', 'cousins', 'cove', 'craft', 'crane', 'crest', 'cricket', 'cross', 'crown', 'crystal', 'cumberland', 'curve', 'cypress', 'dash', 'dawn', 'day',
+  'delta', 'design', 'destiny', 'diamond', 'discovery', 'dominion', 'dover', 'dragon', 'dream', 'drive', 'duke', 'dune', 'dynasty', 'eagle', 'earth', 'echo',
+  'eclipse', 'edge', 'element', 'elevate', 'elite', 'ember', 'emerald', 'emerson', 'empire', 'encore', 'endeavor', 'energy', 'enhance', 'ensign', 'envision',
+  'epic', 'equity', 'essential', 'evolution', 'evolve', 'excel', 'expand', 'fabric', 'falcon', 'fathom', 'federal', 'fidelity', 'fiesta', 'figure', 'fire',
+  'first', 'flag', 'fleet', 'flex', 'flight', 'flow', 'fluent', 'focus', 'force', 'forge', 'form', 'fortress', 'fortune', 'forward', 'fountain', 'fox',
+  'franklin', 'freedom', 'fresh', 'frontier', 'fuel', 'fulcrum', 'fusion', 'future', 'galaxy', 'gambling', 'garden', 'gate', 'gateway', 'gem', 'genesis',
+  'giant', 'glacier', 'glory', 'gold', 'golden', 'good', 'grace', 'grand', 'granite', 'graphite', 'gravity', 'great', 'green', 'grid', 'grove', 'guardian',
+  'guide', 'gulf', 'hallmark', 'harbor', 'harmony', 'harvest', 'haven', 'hawk', 'health', 'heart', 'helix', 'heritage', 'hero', 'highway', 'hill', 'honest',
+  'hope', 'horizon', 'host', 'hub', 'hunter', 'icon', 'ideal', 'ignite', 'image', 'impact', 'independence', 'infinity', 'insight', 'inspire', 'integrity',
+  'intrepid', 'iron', 'island', 'ivy', 'jade', 'journey', 'jupiter', 'keystone', 'kinetic', 'king', 'knight', 'lake', 'lakeland', 'landmark', 'laser',
+  'latitude', 'launch', 'leader', 'legacy', 'legend', 'level', 'liberty', 'light', 'lightning', 'lion', 'lotus', 'loyalty', 'luna', 'lunar', 'magic', 'magnet',
+  'magnolia', 'main', 'majestic', 'maple', 'marathon', 'marine', 'mariner', 'mark', 'marker', 'mars', 'mason', 'master', 'matrix', 'maverick', 'meridian',
+  'merit', 'mesa', 'metro', 'midland', 'mill', 'mind', 'mission', 'model', 'momentum', 'monarch', 'moon', 'mosaic', 'motion', 'mustang', 'myriad', 'national',
+  'native', 'nature', 'navigator', 'neptune', 'nexus', 'noble', 'north', 'northern', 'nova', 'oak', 'oasis', 'ocean', 'olympic', 'omega', 'open', 'optimum',
+  'orbit', 'orchid', 'origin', 'outlook', 'pace', 'palm', 'panther', 'paragon', 'paramount', 'park', 'path', 'patriot', 'peak', 'pearl', 'pebble', 'pelican',
+  'penn', 'people', 'phoenix', 'pilgrim', 'pine', 'pinnacle', 'pioneer', 'pivot', 'planet', 'platinum', 'plaza', 'plug', 'point', 'polar', 'portal', 'power',
+  'prairie', 'premier', 'presidio', 'pride', 'prime', 'progress', 'prospect', 'providence', 'pulse', 'pure', 'quest', 'radiant', 'rain', 'rainbow', 'ranger',
+  'rapid', 'raven', 'ready', 'realty', 'reliance', 'renaissance', 'republic', 'resolute', 'revolution', 'ridge', 'rise', 'river', 'road', 'rock', 'rocket',
+  'rogers', 'rose', 'ruby', 'safe', 'safeguard', 'sage', 'sail', 'salt', 'sanctuary', 'saturn', 'scholar', 'scout', 'sea', 'select', 'sentinel', 'sequoia',
+  'shadow', 'sharp', 'shield', 'shore', 'sierra', 'signature', 'silver', 'simple', 'sky', 'smart', 'solar', 'solid', 'sonic', 'sound', 'source', 'southern',
+  'sovereign', 'spark', 'spectrum', 'sphere', 'spire', 'spring', 'sprout', 'stable', 'standard', 'star', 'state', 'steel', 'sterling', 'stone', 'storm',
+  'strategy', 'stream', 'strong', 'summit', 'sun', 'sunrise', 'sunshine', 'superior', 'supreme', 'surge', 'swift', 'synergy', 'talon', 'target', 'teton',
+  'texas', 'thunder', 'tidal', 'tide', 'tiger', 'timber', 'titan', 'torch', 'tower', 'trade', 'trail', 'transit', 'treasure', 'trend', 'tribune', 'trident',
+  'trinity', 'triumph', 'true', 'trust', 'turning', 'twin', 'ultra', 'union', 'unique', 'unit', 'unity', 'universal', 'valley', 'valor', 'vanguard', 'vector',
+  'velocity', 'venture', 'venus', 'verde', 'vertex', 'victory', 'viking', 'village', 'vintage', 'virtue', 'vision', 'vista', 'vital', 'voyager', 'wave',
+  'wealth', 'west', 'western', 'whole', 'wild', 'willow', 'wind', 'wing', 'winner', 'wise', 'wolf', 'wonder', 'works', 'world', 'yellow', 'yield', 'zenith',
+  'zion', 'zone',
+  // more everyday words and common surnames
+  'accredited', 'actuate', 'acumen', 'adagio', 'advantage', 'aesthetic', 'alignment', 'allot', 'alps', 'amaze', 'amplify', 'amplitude', 'angle', 'anew',
+  'array', 'assembly', 'authentic', 'avant', 'aware', 'awareness', 'bark', 'beauty', 'billion', 'bill', 'blend', 'bone', 'bread', 'broadway', 'bullish',
+  'cactus', 'camp', 'carpenter', 'carriage', 'cars', 'cartesian', 'carver', 'champions', 'charlie', 'charming', 'chart', 'cheer', 'chime', 'chrome', 'click',
+  'cluster', 'coffee', 'cognition', 'complete', 'comprehensive', 'context', 'cool', 'cooper', 'credo', 'customers', 'dare', 'dave', 'decent', 'definitive',
+  'deluxe', 'designer', 'diploma', 'distribution', 'dole', 'dolphin', 'driven', 'duality', 'elastic', 'embassy', 'emerging', 'employers', 'encompass', 'envoy',
+  'epsilon', 'escalade', 'esquire', 'establishment', 'everest', 'exact', 'exponent', 'extreme', 'fate', 'finch', 'flexible', 'fold', 'foresight', 'formula',
+  'forte', 'forum', 'fossil', 'founder', 'freight', 'frequency', 'functional', 'fuse', 'gain', 'gates', 'genie', 'genius', 'gifts', 'glimpse', 'glucose',
+  'gorilla', 'grab', 'grande', 'gray', 'guided', 'hammer', 'hawthorn', 'hello', 'here', 'hinge', 'idea', 'immersion', 'indie', 'information', 'inhibitor',
+  'innovate', 'inspired', 'integer', 'intelligent', 'intensity', 'inter', 'interface', 'intrusion', 'jaguar', 'jasper', 'jazz', 'joint', 'kestrel', 'lattice',
+  'lens', 'leopard', 'lineage', 'linkage', 'liquidity', 'longevity', 'lottery', 'lucent', 'lucid', 'mammoth', 'mechanics', 'medallion', 'merchants', 'mercury',
+  'milestone', 'mink', 'mint', 'modular', 'molecular', 'monday', 'mystic', 'nice', 'nightingale', 'noodles', 'obsidian', 'odyssey', 'onward', 'opera',
+  'orange', 'ovation', 'paid', 'pantheon', 'paradox', 'parks', 'partner', 'pattern', 'penguin', 'perfect', 'perimeter', 'perspective', 'pineapple', 'plexus',
+  'poet', 'pony', 'popular', 'predictive', 'prelude', 'priority', 'profound', 'prosperity', 'protagonist', 'proto', 'purple', 'quad', 'radian', 'range',
+  'rapport', 'reading', 'recharge', 'recon', 'recursion', 'redwood', 'relativity', 'relay', 'reliability', 'relief', 'renew', 'repay', 'reservoir',
+  'restaurant', 'retrieve', 'revelation', 'revolve', 'rhythm', 'ribbon', 'ring', 'riot', 'robin', 'rocky', 'royale', 'royalty', 'rubicon', 'rumble', 'rush',
+  'saga', 'screen', 'seaport', 'seek', 'seer', 'senior', 'sensei', 'sentient', 'shuttle', 'sight', 'silence', 'silicon', 'slam', 'solo', 'sonnet', 'spar',
+  'speed', 'spruce', 'stellar', 'stem', 'stride', 'strive', 'structure', 'super', 'surgery', 'tactical', 'tactile', 'tango', 'team', 'tempest', 'terrestrial',
+  'thoughtful', 'tiny', 'tilt', 'topaz', 'track', 'trees', 'trillion', 'trip', 'turbo', 'turn', 'twist', 'ultimate', 'umbra', 'universe', 'university',
+  'vantage', 'versus', 'visionary', 'waste', 'waters', 'weave', 'weed', 'werewolf', 'winchester', 'wolverine', 'work', 'wrap', 'zebra', 'hero', 'lucky', 'joy',
+  'happy', 'williams', 'miller', 'murphy', 'kelly', 'cooper', 'morgan', 'harrison', 'crawford', 'myers', 'norris', 'richardson', 'jackson', 'patrick',
+  'phillips', 'parsons', 'matthews', 'lindsay', 'irving', 'hudson', 'gibson', 'kirby', 'bentley', 'brady', 'mueller', 'moody', 'moog', 'murphy', 'howard',
+  'bailey', 'kemper', 'wolf', 'fisher',
+]);
+
+/** National exchanges, as SEC writes them: these listings win a name over OTC shells of the same name. */
+const NATIONAL = new Set(['NYSE', 'Nasdaq', 'CBOE']);
+
+/** Words that lead a common noun rather than a company ("hit the target", "a visa"). */
+const DETERMINERS = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'those', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'no', 'any', 'every', 'each']);
+
+/** Market context that makes a capitalised everyday word a company rather than the word. */
+// biome-ignore format: a word list reads better packed
+const MARKET_CUES = new Set([
+  'share', 'shares', 'stock', 'stocks', 'earnings', 'eps', 'revenue', 'revenues', 'sales', 'profit', 'profits', 'guidance', 'forecast', 'forecasts', 'outlook',
+  'quarter', 'quarterly', 'q1', 'q2', 'q3', 'q4', 'fy', 'dividend', 'dividends', 'buyback', 'repurchase', 'analyst', 'analysts', 'downgrade', 'downgrades',
+  'downgraded', 'upgrade', 'upgrades', 'upgraded', 'overweight', 'underweight', 'outperform', 'underperform', 'neutral', 'ipo', 'ceo', 'cfo', 'chairman',
+  'investors', 'shareholders', 'stake', 'valuation', 'nyse', 'nasdaq', 'acquire', 'acquires', 'acquisition', 'merger', 'takeover', 'layoffs', 'lawsuit', 'sec',
+  'rating', 'ratings', 'inc', 'corp', 'premarket', 'rally', 'rallies', 'slump', 'slumps', 'plunge', 'plunges', 'soar', 'soars', 'tumbles',
+]);
+
+/** Foreign venues: a mention such as `TSX: SHOP` names a non-US line. */
+// biome-ignore format: a word list reads better packed
+const FOREIGN_VENUES = new Set([
+  'TSX', 'TSXV', 'TSX-V', 'LSE', 'AIM', 'ASX', 'TSE', 'HKEX', 'HKSE', 'SEHK', 'CSE', 'NEO', 'FRA', 'FWB', 'XETRA', 'SIX', 'BME', 'EURONEXT', 'BIT', 'JSE',
+  'NSE', 'BSE', 'SGX', 'KRX', 'TWSE', 'OMX',
+]);
+
+/** Crypto symbols written as cashtags: coins, not listings, whatever the map says. */
+// biome-ignore format: a word list reads better packed
+const CRYPTO = new Set([
+  'BTC', 'ETH', 'SOL', 'XRP', 'DOGE', 'ADA', 'USDT', 'USDC', 'BNB', 'LTC', 'DOT', 'AVAX', 'SHIB', 'LINK', 'MATIC', 'TRX', 'XLM', 'ATOM', 'UNI', 'BCH', 'ETC',
+  'XMR', 'PEPE', 'TON', 'SUI', 'APT', 'ARB', 'OP', 'NEAR', 'FIL', 'ICP', 'HBAR', 'ALGO', 'XTZ', 'EOS', 'AAVE', 'MKR', 'CRV', 'LDO', 'RNDR', 'INJ', 'TIA',
+  'SEI', 'WIF', 'BONK', 'TRUMP',
+]);
+
+// US venues as writers spell them in an issuer's own mention of its listing.
+const EXCHANGE_RE =
+  /(?<![A-Za-z])(NASDAQ(?:\s+(?:GS|GM|CM|Global Select|Global Market|Capital Market))?|Nasdaq(?:\s+(?:GS|GM|CM|Global Select|Global Market|Capital Market))?|NYSE\s+American|NYSE\s+MKT|NYSE\s+Arca|NYSE|AMEX|Cboe|CBOE|BATS|OTCQX|OTCQB|OTC\s+Pink|OTC\s+Markets|OTC|Pink|TSX-V|TSXV|TSX|LSE|AIM|ASX|TSE|HKEX|CSE|NEO|FRA|XETRA|SIX|Euronext|JSE|NSE|BSE|SGX)\s*:\s*([A-Z][A-Z0-9]{0,5}(?:[.-][A-Z]{1,2})?)(?![A-Za-z0-9])/gi;
+const CASHTAG_RE = /(?<![A-Za-z0-9$])\$([A-Z][A-Z0-9]{0,5}(?:[.-][A-Z]{1,2})?)(?![A-Za-z0-9])/g;
+
+type Kind = 'direct' | 'context' | 'never' | 'ambiguous';
+
+interface Candidate {
+  tokens: string[];
+  kind: Kind;
+  /** Ticker to emit; empty for `never` and `ambiguous` (they only block shorter matches). */
+  ticker: string;
+  cik: string;
+}
+
+interface Token {
+  w: string;
+  start: number;
+  end: number;
+  /** Starts with a capital or digit. */
+  cap: boolean;
+  /** Has a capital or digit anywhere ("eBay"). */
+  upper: boolean;
+}
+
+const WORD_RE = /[\p{L}\p{N}]+(?:[&'’][\p{L}\p{N}]+)*|&/gu;
+
+/** Lower-case word tokens, with dotted abbreviations joined ("N.V." → "nv") and possessives dropped. */
+export function tokenize(text: string): Token[] {
+  const s = text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/\b(?:\p{L}\.){2,}/gu, (m) => m.replace(/\./g, '') + ' '.repeat(m.length - m.replace(/\./g, '').length));
+  const out: Token[] = [];
+  for (const m of s.matchAll(WORD_RE)) {
+    let w = m[0].toLowerCase();
+    if (w === '&') w = 'and';
+    else w = w.replace(/['’]s$/, '').replace(/['’]/g, '');
+    const first = m[0][0] ?? '';
+    out.push({ w, start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, cap: first !== first.toLowerCase() || /\p{N}/u.test(first), upper: /[\p{Lu}\p{N}]/u.test(m[0]) });
+  }
+  return out;
+}
+
+/** The distinctive core of an SEC name, as tokens: registration tags, "The" and legal suffixes removed. */
+export function coreName(name: string): string[] {
+  const cleaned = name
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/\s*[/\\][A-Za-z]{1,4}[/\\]?\s*$/g, ' ')
+    .replace(/\s*[/\\][A-Za-z]{1,4}[/\\]/g, ' ');
+  const t = tokenize(cleaned).map((x) => x.w);
+  while (t.length > 0 && t[0] === 'the') t.shift();
+  while (t.length > 1 && LEGAL_SUFFIXES.has(t[t.length - 1]!)) t.pop();
+  return t;
+}
+
+/** The ticker written as an upper-case word of its own ("Target (TGT) ..."). */
+function hasBareTicker(text: string, ticker: string): boolean {
+  for (let at = text.indexOf(ticker); at >= 0; at = text.indexOf(ticker, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + ticker.length] ?? ' ';
+    if (!/[A-Za-z0-9]/.test(before) && !/[A-Za-z0-9]/.test(after)) return true;
+  }
+  return false;
+}
+
+/** Words that may stay lower-case inside a company name ("Bank of America"). */
+const LINKING = new Set(['of', 'and', 'the', 'for', 'de', 'del', 'la', 'le', 'du', 'van', 'von', 'on', 'in', 'at', 'to']);
+
+/** A name is a proper noun: each of its words has a capital ("Nvidia", "NVIDIA", "eBay"), linking words aside. */
+function properNoun(toks: Token[], i: number, len: number): boolean {
+  for (let k = i; k < i + len; k++) if (!toks[k]!.upper && !LINKING.has(toks[k]!.w)) return false;
+  return true;
+}
+
+function isCommonish(w: string): boolean {
+  return COMMON.has(w) || GENERIC.has(w) || w.length <= 3;
+}
+
+function classify(tokens: string[], full: boolean): Kind {
+  if (tokens.length === 1) {
+    const w = tokens[0]!;
+    if (w.length <= 3 || GENERIC.has(w) || /^\p{N}+$/u.test(w)) return 'never';
+    if (COMMON.has(w)) return 'context';
+    return 'direct';
+  }
+  if (tokens.every(isCommonish)) {
+    if (!full) return 'never';
+    return tokens.length === 2 ? 'context' : 'direct';
+  }
+  return 'direct';
+}
+
+export class Tagger {
+  /** First token of a name → its candidate names, longest first. */
+  private readonly byFirst = new Map<string, Candidate[]>();
+  private readonly tickers = new Set<string>();
+  /** CIK → first-listed ticker, for bare-ticker support of context names. */
+  private readonly firstTicker = new Map<string, string>();
+
+  /**
+   * `names`: also tag company names (the rules above). Off in the service: on real news
+   * captures it still tags people's names that are company names ("Andrew Ferguson" as Ferguson,
+   * "Charlie Ergen" as Charlie's Holdings) and words of SEC names ("Genesis", "Solana"), a precision
+   * a trading bot cannot act on (bench:tagging measures both). Exchange mentions and cashtags are
+   * the issuer's or the author's own pointer to a listing.
+   */
+  constructor(
+    private readonly map: CompanyMap,
+    private readonly opts: { names?: boolean } = {},
+  ) {
+    const companies = new Map<string, Listing>();
+    for (const l of map.listings) {
+      this.tickers.add(l.ticker);
+      if (!companies.has(l.cik)) companies.set(l.cik, l);
+    }
+    // alias → entries of (cik, full name or shortened form)
+    const aliases = new Map<string, { tokens: string[]; full: Set<string>; short: Set<string> }>();
+    const add = (tokens: string[], cik: string, full: boolean) => {
+      if (tokens.length === 0) return;
+      const key = tokens.join(' ');
+      let a = aliases.get(key);
+      if (!a) aliases.set(key, (a = { tokens, full: new Set(), short: new Set() }));
+      (full ? a.full : a.short).add(cik);
+    };
+    for (const [cik, l] of companies) {
+      this.firstTicker.set(cik, l.ticker);
+      const core = coreName(l.name);
+      if (core.length === 0) continue;
+      add(core, cik, true);
+      // the name without trailing descriptors ("agilent technologies" → "agilent")
+      let n = core.length;
+      while (n > 1 && DESCRIPTORS.has(core[n - 1]!)) {
+        n--;
+        add(core.slice(0, n), cik, false);
+      }
+    }
+    for (const a of aliases.values()) {
+      let owners = a.full.size > 0 ? a.full : a.short;
+      if (owners.size > 1) {
+        // one claimant on a national exchange against OTC shells: the listed one is what news means
+        const listed = [...owners].filter((c) => NATIONAL.has(companies.get(c)?.exchange ?? ''));
+        if (listed.length === 1) owners = new Set(listed);
+      }
+      let kind: Kind;
+      let cik = '';
+      if (owners.size !== 1) kind = 'ambiguous';
+      else {
+        cik = [...owners][0]!;
+        kind = classify(a.tokens, a.full.size > 0);
+      }
+      const ticker = kind === 'direct' || kind === 'context' ? this.firstTicker.get(cik)! : '';
+      const cand: Candidate = { tokens: a.tokens, kind, ticker, cik };
+      const list = this.byFirst.get(a.tokens[0]!);
+      if (list) list.push(cand);
+      else this.byFirst.set(a.tokens[0]!, [cand]);
+    }
+    for (const list of this.byFirst.values()) list.sort((x, y) => y.tokens.length - x.tokens.length);
+  }
+
+  /** Tickers the text is about, upper-case, deduplicated, in order of first mention. */
+  tag(text: string): string[] {
+    const found: { at: number; ticker: string }[] = [];
+    const explicit = new Set<string>();
+
+    EXCHANGE_RE.lastIndex = 0;
+    for (const m of text.matchAll(EXCHANGE_RE)) {
+      const venue = m[1]!.toUpperCase().replace(/\s+/g, ' ');
+      if (FOREIGN_VENUES.has(venue.split(' ')[0]!)) continue;
+      const t = this.known(m[2]!);
+      if (t) {
+        found.push({ at: m.index ?? 0, ticker: t });
+        explicit.add(t);
+      }
+    }
+    for (const m of text.matchAll(CASHTAG_RE)) {
+      const raw = m[1]!;
+      if (CRYPTO.has(raw)) continue;
+      const t = this.known(raw);
+      if (t) {
+        found.push({ at: m.index ?? 0, ticker: t });
+        explicit.add(t);
+      }
+    }
+
+    const toks = this.opts.names ? tokenize(text) : [];
+    let cueSeen: boolean | undefined;
+    for (let i = 0; i < toks.length; ) {
+      const list = this.byFirst.get(toks[i]!.w);
+      let hit: Candidate | undefined;
+      if (list) {
+        for (const c of list) {
+          if (i + c.tokens.length > toks.length) continue;
+          let ok = true;
+          for (let k = 1; k < c.tokens.length; k++) {
+            if (toks[i + k]!.w !== c.tokens[k]) {
+              ok = false;
+              break;
+            }
+          }
+          if (ok) {
+            hit = c;
+            break;
+          }
+        }
+      }
+      if (!hit) {
+        i++;
+        continue;
+      }
+      const len = hit.tokens.length;
+      if (!properNoun(toks, i, len)) {
+        i++;
+        continue;
+      }
+      if (hit.kind === 'direct') found.push({ at: toks[i]!.start, ticker: hit.ticker });
+      else if (hit.kind === 'context') {
+        cueSeen ??= toks.some((t) => MARKET_CUES.has(t.w));
+        if (this.supported(text, toks, i, len, hit, cueSeen, explicit)) found.push({ at: toks[i]!.start, ticker: hit.ticker });
+      }
+      i += len;
+    }
+
+    found.sort((a, b) => a.at - b.at);
+    const out: string[] = [];
+    for (const f of found) if (!out.includes(f.ticker)) out.push(f.ticker);
+    return out;
+  }
+
+  /** A ticker as written, if the map lists it (`BRK.B` is SEC's `BRK-B`). */
+  private known(raw: string): string | undefined {
+    const t = raw.toUpperCase().replace('.', '-');
+    return this.tickers.has(t) ? t : undefined;
+  }
+
+  /** The support an everyday-word name needs (module header). */
+  private supported(text: string, toks: Token[], i: number, len: number, c: Candidate, cueSeen: boolean, explicit: Set<string>): boolean {
+    for (let k = 0; k < len; k++) if (!toks[i + k]!.cap) return false;
+    const prev = toks[i - 1];
+    const next = toks[i + len];
+    if (prev && DETERMINERS.has(prev.w)) return false;
+    if ((prev && prev.w === 'price') || (next && next.w === 'price')) return false;
+    if (next && (next.w === 'inc' || next.w === 'corp' || next.w === 'corporation' || next.w === 'co' || next.w === 'plc' || next.w === 'ltd')) return true;
+    const listings = this.map.byCik(c.cik);
+    for (const l of listings) {
+      if (explicit.has(l.ticker)) return true;
+      if (l.ticker.length >= 2 && hasBareTicker(text, l.ticker)) return true;
+    }
+    return cueSeen;
+  }
+}
