@@ -259,53 +259,46 @@ export class WireIndex {
     return out;
   }
 
-  /** No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the scan. */
+  /**
+   * No `q`: newest first, relevance 1. The order is by publication time, so `since` ends the
+   * scan. With facet tags, the candidates are the smallest tag group's slots, sorted newest
+   * first, instead of the whole wire.
+   */
   private newestFirst(q: SearchQuery): Hit[] {
-    if (q.tags) return this.newestTagged(q);
     const hits: Hit[] = [];
     // Without a filter, a story stored under two filter values is shown once.
     const seen = q.filter === undefined ? new Set<string>() : undefined;
-    for (let i = this.order.length - 1; i >= this.head; i--) {
-      const slot = this.order[i]!;
-      if (this.published[slot]! < q.sinceMs) break;
-      const item = this.slots[slot]!;
-      if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
-      if (q.min !== undefined && !this.facets.passes(slot, undefined, q.min)) continue;
-      if (seen && this.shared[slot] === 1) {
-        if (seen.has(item.url)) continue;
-        seen.add(item.url);
-      }
-      hits.push({ item, relevance: 1 });
-      if (hits.length === q.limit) break;
+    if (q.tags) {
+      for (const slot of this.taggedNewestFirst(q.tags)) if (!this.takeNewest(q, slot, hits, seen)) break;
+    } else {
+      for (let i = this.order.length - 1; i >= this.head; i--) if (!this.takeNewest(q, this.order[i]!, hits, seen)) break;
     }
     return hits;
   }
 
-  /** No `q`, with facet tags: the candidates are the smallest tag group's slots, newest first. */
-  private newestTagged(q: SearchQuery): Hit[] {
-    const groups = q.tags!;
+  /** Adds a slot to a newest-first answer if it matches; false once the answer is complete (or `since` is passed). */
+  private takeNewest(q: SearchQuery, slot: number, hits: Hit[], seen: Set<string> | undefined): boolean {
+    if (this.published[slot]! < q.sinceMs) return false;
+    const item = this.slots[slot]!;
+    if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) return true;
+    if (!this.facetPasses(slot, q)) return true;
+    if (seen && this.shared[slot] === 1) {
+      if (seen.has(item.url)) return true;
+      seen.add(item.url);
+    }
+    hits.push({ item, relevance: 1 });
+    return hits.length < q.limit;
+  }
+
+  /** The slots of the smallest tag group, newest first. */
+  private taggedNewestFirst(groups: readonly (readonly string[])[]): number[] {
     let candidates: number[] | null = null;
     for (const g of groups) {
       const slots = this.facets.slotsOf(g);
       if (candidates === null || slots.length < candidates.length) candidates = slots;
     }
     const slots = this.slots;
-    candidates!.sort((a, b) => this.published[b]! - this.published[a]! || slots[b]!.seq - slots[a]!.seq);
-    const hits: Hit[] = [];
-    const seen = q.filter === undefined ? new Set<string>() : undefined;
-    for (const slot of candidates!) {
-      if (this.published[slot]! < q.sinceMs) break;
-      const item = slots[slot]!;
-      if ((q.filter !== undefined && item.filter !== q.filter) || (q.state !== undefined && item.state !== q.state)) continue;
-      if (!this.facets.passes(slot, groups, q.min)) continue;
-      if (seen && this.shared[slot] === 1) {
-        if (seen.has(item.url)) continue;
-        seen.add(item.url);
-      }
-      hits.push({ item, relevance: 1 });
-      if (hits.length === q.limit) break;
-    }
-    return hits;
+    return candidates!.sort((a, b) => this.published[b]! - this.published[a]! || slots[b]!.seq - slots[a]!.seq);
   }
 
   /** @internal used by queries: whether a slot passes a query's facet filters. */
