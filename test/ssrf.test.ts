@@ -1,5 +1,5 @@
 /**
- * A feed may not make the service call inside its own network (issue 36, item 7). Over real
+ * A feed may not make the service call inside its own network. Over real
  * loopback sockets: a redirect target or a WebSub hub that the content chose is refused when it
  * is loopback, private, link-local, unique-local, multicast, unspecified or reserved (also inside
  * IPv6, and as a name that resolves there), no request reaches the server listening there, the
