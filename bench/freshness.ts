@@ -85,10 +85,10 @@ const applied = new Map<string, number>();
 const publishMs: number[] = [];
 const news = service.wires.get('news')!;
 const hubListener = news.onStored!;
-news.onStored = (item, terms, update) => {
+news.onStored = (item, terms, update, slot) => {
   const t0 = now();
   if (item.title.startsWith('Freshness probe') && !applied.has(item.title)) applied.set(item.title, t0);
-  hubListener(item, terms, update);
+  hubListener(item, terms, update, slot);
   if (item.title.startsWith('Freshness probe')) publishMs.push(now() - t0);
 };
 

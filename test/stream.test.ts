@@ -12,8 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { WIRES } from '../src/catalog/index.js';
 import { streamWires } from '../src/stream/protocol.js';
-import { SubscriptionIndex } from '../src/stream/subscriptions.js';
-import { storeItem, type Item } from '../src/search/item.js';
+import { StreamHub } from '../src/stream/hub.js';
+import { WireIndex } from '../src/search/wire-index.js';
+import type { Item } from '../src/search/item.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { startDevnet, type Devnet } from '../src/devnet/devnet.js';
 import { decodeHeader, encodePayment, signPayment } from './helpers/payments.js';
@@ -198,18 +199,21 @@ describe('subscriptions', () => {
     const byTicker = edgar.subscription({ ticker: 'nvda,AMD' });
     assert.ok(byCik.ok && byTicker.ok);
     assert.deepEqual([byCik.key, byTicker.key], ['edgar?cik=0001045810', 'edgar?ticker=AMD,NVDA']);
-    const index = new SubscriptionIndex();
-    const subs = [index.hold('edgar', byCik.key, byCik.params), index.hold('edgar', byTicker.key, byTicker.params)];
-    const filing = (cik: string, tickers?: string[]) =>
-      storeItem(item('8-k', `8-K ${cik}`, { data: { cik, parties: [{ role: 'filer', cik, name: cik }], ...(tickers && { ticker: tickers[0], tickers }) } }), 1);
-    const matched = (i: ReturnType<typeof filing>) => {
-      const out: string[] = [];
-      index.match('edgar', i, new Set(), (sub) => out.push(sub.key));
-      return out.sort();
+    // The real path: a wire index tells the hub of each item it stores; the hub reads the
+    // index's facets for the item and publishes under each matching subscription's key.
+    const wire = new WireIndex({ maxAgeMs: 3_600_000, maxItems: 100, wire: 'edgar' });
+    const published: string[] = [];
+    const hub = new StreamHub(new Map([['edgar', wire]]), (topic) => published.push(topic));
+    hub.subscriptions.hold('edgar', byCik.key, byCik.params);
+    hub.subscriptions.hold('edgar', byTicker.key, byTicker.params);
+    const matched = (cik: string, tickers?: string[]) => {
+      published.length = 0;
+      wire.add([item('8-k', `8-K ${cik}`, { data: { cik, parties: [{ role: 'filer', cik, name: cik }], ...(tickers && { ticker: tickers[0], tickers }) } })]);
+      return published.sort();
     };
-    assert.deepEqual(matched(filing('0001045810', ['NVDA'])), [subs[0]!.key, subs[1]!.key]);
-    assert.deepEqual(matched(filing('0000002488', ['AMD'])), [subs[1]!.key]);
-    assert.deepEqual(matched(filing('0000000001')), []);
+    assert.deepEqual(matched('0001045810', ['NVDA']), [byCik.key, byTicker.key]);
+    assert.deepEqual(matched('0000002488', ['AMD']), [byTicker.key]);
+    assert.deepEqual(matched('0000000001'), []);
     assert.equal(edgar.subscription({ ticker: 'not a ticker!' }).ok, false);
   });
 

@@ -52,7 +52,8 @@ export const sourceKey = (name: string, filter: string) => `${name}\u0000${filte
  * Told of every item stored, new or replacing an older version (`update`), with its distinct
  * terms (title and summary), as soon as it is in the index: what push subscribers match on.
  */
-export type StoredListener = (item: StoredItem, terms: ReadonlySet<string>, update: boolean) => void;
+/** Told of each item stored: the item, its terms, whether it replaced one, and its slot (for `facetPasses`). */
+export type StoredListener = (item: StoredItem, terms: ReadonlySet<string>, update: boolean, slot: number) => void;
 
 export class WireIndex {
   /** Slot → stored item. */
@@ -301,8 +302,8 @@ export class WireIndex {
     return candidates!.sort((a, b) => this.published[b]! - this.published[a]! || slots[b]!.seq - slots[a]!.seq);
   }
 
-  /** @internal used by queries: whether a slot passes a query's facet filters. */
-  facetPasses(slot: number, q: SearchQuery): boolean {
+  /** Whether a slot's item passes facet filters: a query's, or a stream subscription's. */
+  facetPasses(slot: number, q: Pick<SearchQuery, 'tags' | 'min'>): boolean {
     return (q.tags === undefined && q.min === undefined) || this.facets.passes(slot, q.tags, q.min);
   }
 
@@ -503,7 +504,7 @@ export class WireIndex {
     this.copies.set(stored.url, copies);
     if (copies > 1) this.recountCopies(item.url);
     this.order.splice(this.orderPosition(item.published, stored.seq), 0, slot);
-    this.onStored?.(stored, all, update);
+    this.onStored?.(stored, all, update, slot);
   }
 
   /** Index in `order` of the first entry after (published, seq): binary search. */

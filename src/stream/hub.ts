@@ -40,12 +40,14 @@ export class StreamHub {
     private readonly publish: Publish,
     private readonly blockMs = STREAM_TIMING.blockMs,
   ) {
-    for (const [id, index] of wires) index.onStored = (item, terms, update) => this.stored(id, item, terms, update);
+    for (const [id, index] of wires) index.onStored = (item, terms, update, slot) => this.stored(id, index, item, terms, update, slot);
   }
 
-  private stored(wire: string, item: StoredItem, terms: ReadonlySet<string>, update: boolean): void {
+  private stored(wire: string, index: WireIndex, item: StoredItem, terms: ReadonlySet<string>, update: boolean, slot: number): void {
     let body: string | null = null;
-    this.subscriptions.match(wire, item, terms, (sub: Subscription) => {
+    // Field filters read the wire's facet index, which holds the item's values since its insert.
+    const facets = (sub: Subscription) => index.facetPasses(slot, sub);
+    this.subscriptions.match(wire, item, terms, facets, (sub: Subscription) => {
       // Built on the first match only: most items match no subscription.
       body ??= `,"update":${update},"item":${articleJson(item, Date.now(), true, 1)}}`;
       this.publish(sub.key, `{"type":"item","sub":${JSON.stringify(sub.key)}${body}`);

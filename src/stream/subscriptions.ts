@@ -11,7 +11,6 @@
  * without a filter), and checks each entry's terms against the item's term set: no search
  * is re-run.
  */
-import { facetsOf, facetTag } from '../catalog/facets.js';
 import type { StoredItem } from '../search/item.js';
 
 export interface SubscriptionParams {
@@ -75,48 +74,18 @@ export class SubscriptionIndex {
     if (sub.filter !== undefined && bucket?.size === 0) w!.byFilter.delete(sub.filter);
   }
 
-  /** Calls `push` for each subscription the item matches. */
-  match(wire: string, item: StoredItem, terms: ReadonlySet<string>, push: (sub: Subscription) => void): void {
+  /** Calls `push` for each subscription the item matches; `facets` tells whether it passes a subscription's field filters. */
+  match(wire: string, item: StoredItem, terms: ReadonlySet<string>, facets: (sub: Subscription) => boolean, push: (sub: Subscription) => void): void {
     const w = this.wires.get(wire);
     if (!w) return;
-    const facets = new ItemFacets(wire, item);
     for (const sub of w.any.values()) if (matches(sub, item, terms, facets)) push(sub);
     const filtered = w.byFilter.get(item.filter);
     if (filtered) for (const sub of filtered.values()) if (matches(sub, item, terms, facets)) push(sub);
   }
 }
 
-/** An item's facet values, read from its data once, and only if a subscription asks. */
-class ItemFacets {
-  private tags: readonly string[] | null = null;
-  private number: number | undefined;
-  constructor(
-    private readonly wire: string,
-    private readonly item: StoredItem,
-  ) {}
-
-  private read(): readonly string[] {
-    if (this.tags) return this.tags;
-    const data = this.item.data;
-    const tags: string[] = [];
-    for (const f of facetsOf(this.wire)) {
-      const v = data ? f.of(data) : undefined;
-      if (Array.isArray(v)) for (const x of v) tags.push(facetTag(f, f.normalise(x)));
-      else if (typeof v === 'number') this.number = v;
-    }
-    return (this.tags = tags);
-  }
-
-  passes(groups: readonly (readonly string[])[] | undefined, min: number | undefined): boolean {
-    const tags = this.read();
-    if (min !== undefined && !(this.number! >= min)) return false;
-    return !groups || groups.every((g) => g.some((t) => tags.includes(t)));
-  }
-}
-
-function matches(sub: Subscription, item: StoredItem, terms: ReadonlySet<string>, facets: ItemFacets): boolean {
+function matches(sub: Subscription, item: StoredItem, terms: ReadonlySet<string>, facets: (sub: Subscription) => boolean): boolean {
   if (sub.state !== undefined && item.state !== sub.state) return false;
   if (sub.terms) for (const t of sub.terms) if (!terms.has(t)) return false;
-  if ((sub.tags !== undefined || sub.min !== undefined) && !facets.passes(sub.tags, sub.min)) return false;
-  return true;
+  return (sub.tags === undefined && sub.min === undefined) || facets(sub);
 }
