@@ -27,6 +27,11 @@ export interface FacetDef {
 /** The wires whose stories are tagged with the tickers of the listed companies they name (tickers/tagger.ts). */
 export const TAGGED_WIRES: readonly string[] = ['news', 'crypto', 'enforcement', 'security', 'recalls'];
 
+/** A ticker as a parameter names it (any case; SEC's `BRK-B`). */
+export const TICKER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$/;
+/** A CIK as a parameter names it: 1 to 10 digits, with or without the leading zeros. */
+export const CIK_PATTERN = /^\d{1,10}$/;
+
 /** Values one `any` parameter may list. */
 export const MAX_VALUES = 10;
 
@@ -38,7 +43,7 @@ export const FACETS: readonly FacetDef[] = [
     wires: ['edgar', ...TAGGED_WIRES],
     doc: 'Articles about any of these listed companies: up to 10 comma-separated tickers, any case (`NVDA,amd`).',
     kind: 'any',
-    pattern: /^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$/,
+    pattern: TICKER_PATTERN,
     expected: 'a ticker such as NVDA or BRK-B',
     normalise: (v) => v.toUpperCase(),
     of: (d) => strings(d.tickers),
@@ -48,7 +53,7 @@ export const FACETS: readonly FacetDef[] = [
     wires: ['edgar'],
     doc: "Filings by or about these companies or people: up to 10 comma-separated CIKs (with or without leading zeros), matched against every party's CIK.",
     kind: 'any',
-    pattern: /^\d{1,10}$/,
+    pattern: CIK_PATTERN,
     expected: 'a CIK of 1 to 10 digits',
     normalise: (v) => v.padStart(10, '0'),
     of: (d) => [...new Set([...strings(d.cik), ...(Array.isArray(d.parties) ? d.parties.flatMap((p) => strings((p as { cik?: unknown }).cik)) : [])])],

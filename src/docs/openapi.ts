@@ -7,6 +7,7 @@ import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { ARTICLE_SCHEMA, dataSchema, envelopeSchema } from './envelope-schema.js';
+import { LOOKUP_PARAM_DOCS } from '../tickers/lookup.js';
 import { toOpenApiSchema } from './param-schema.js';
 import { BLOCK_MINUTES, ClientMessage, CLOSE, IDLE_TIMEOUT_SEC, MAX_BUFFERED_BYTES, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, STREAM_TIMING, streamWires } from '../stream/protocol.js';
 
@@ -275,18 +276,12 @@ function tickersOperation(): Json {
       exchange: { type: 'string', nullable: true },
     },
   };
-  const param = (name: string, description: string, schema: Json) => ({ name, in: 'query', required: false, description, schema });
   return {
     get: {
       operationId: 'tickers',
       summary: "A company's ticker, CIK and listings from SEC's ticker map: give exactly one of q, cik or ticker",
       tags: ['service'],
-      parameters: [
-        param('q', "Words of the company's name, the last one a prefix (nvid finds NVIDIA).", { type: 'string', minLength: 1, maxLength: 100 }),
-        param('cik', 'A CIK, 1 to 10 digits.', { type: 'string', pattern: '^\\d{1,10}$' }),
-        param('ticker', 'A ticker, any case.', { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$' }),
-        param('limit', 'Companies returned for q, 1 to 50.', { type: 'integer', minimum: 1, maximum: 50, default: 10 }),
-      ],
+      parameters: LOOKUP_PARAM_DOCS.map((p) => ({ name: p.name, in: 'query', required: false, description: p.description, schema: p.schema })),
       responses: {
         200: {
           description: 'The companies found.',

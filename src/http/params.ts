@@ -65,6 +65,8 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
   const defaultLimit = Math.min(DEFAULT_LIMIT, def.maxLimit);
 
   const invalid = (param: string): ApiError => {
+    const facet = facets.find((f) => f.param === param);
+    if (facet) return apiError(400, 'invalid_parameter', `${param} must be ${facet.kind === 'any' ? `1 to ${MAX_VALUES} comma-separated values, each ` : ''}${facet.expected}`, { param });
     switch (param) {
       case 'q':
         return def.q === 'state'
@@ -75,10 +77,6 @@ export function compileRouteParser(route: Route): (rawQuery: string) => ParseRes
       case 'limit':
         return apiError(400, 'invalid_parameter', `limit must be an integer from 1 to ${def.maxLimit}`, { param });
       default:
-        {
-          const facet = facets.find((f) => f.param === param);
-          if (facet) return apiError(400, 'invalid_parameter', `${param} must be ${facet.kind === 'any' ? `1 to ${MAX_VALUES} comma-separated values, each ` : ''}${facet.expected}`, { param });
-        }
         return apiError(400, 'invalid_parameter', `${param} must be one of: ${wire.filter.values.join(', ')} (lowercase)`, {
           param,
           allowed: wire.filter.values,

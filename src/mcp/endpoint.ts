@@ -9,7 +9,8 @@
  * `structuredContent` and `content[0].text`; with it, the same verification, journal and
  * settlement as HTTP, and `_meta["x402/payment-response"]` in the result.
  */
-import { apiError, errorBody } from '../http/errors.js';
+import { errorBody } from '../http/errors.js';
+import { splitQuery } from '../http/params.js';
 import { requestKey, type RouteRuntime } from '../http/route-runtime.js';
 import { NETWORK, type Offer } from '../pay/offer.js';
 import { presentPayment } from '../pay/intake.js';
@@ -54,21 +55,27 @@ export async function handleMcp(raw: string, deps: McpDeps): Promise<McpReply> {
   return { status: STATUS[kind], body };
 }
 
+/** A tool's arguments as the query string its HTTP route would get, or why they cannot be one. */
+function queryOf(args: unknown): { ok: true; query: string } | { ok: false; outcome: RpcOutcome } {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { ok: false, outcome: toolError('arguments must be an object') };
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(args)) {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return { ok: false, outcome: toolError(`argument ${k} must be a string, a number or a boolean`) };
+    query.append(k, String(v));
+  }
+  return { ok: true, query: query.toString() };
+}
+
 async function callTool(params: Record<string, unknown>, deps: McpDeps): Promise<RpcOutcome> {
   const startedAt = performance.now();
-  if (params.name === TICKERS_TOOL.name) return lookupTool(params.arguments, deps);
+  // The same parsers as HTTP, so a tool call is refused exactly where the route would be.
+  const args = queryOf(params.arguments ?? {});
+  if (params.name === TICKERS_TOOL.name) return args.ok ? lookupTool(args.query, deps) : args.outcome;
   const route = typeof params.name === 'string' ? ROUTE_BY_TOOL.get(params.name) : undefined;
   if (!route) return rpcError(ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
   const rt = deps.runtimes.get(route.path)!;
-  const args = params.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return toolError('arguments must be an object');
-  // The same parser as HTTP, so a tool call is refused exactly where the route would be.
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return toolError(`argument ${k} must be a string, a number or a boolean`);
-    query.append(k, String(v));
-  }
-  const parsed = rt.parse(query.toString());
+  if (!args.ok) return args.outcome;
+  const parsed = rt.parse(args.query);
   if (!parsed.ok) return toolError(errorBody(parsed.error));
   const p = parsed.params;
   if (route.kind === 'preview') return ok({ content: text(rt.run(p, startedAt)) });
@@ -116,17 +123,9 @@ function paymentRequired(offer: Offer, message: string, failure?: string): objec
 }
 
 /** The ticker lookup, answered as /tickers answers. */
-function lookupTool(args: unknown, deps: McpDeps): RpcOutcome {
-  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return toolError('arguments must be an object');
-  const values: Record<string, string> = {};
-  for (const [k, v] of Object.entries(args ?? {})) {
-    if (!(LOOKUP_PARAMS as readonly string[]).includes(k)) {
-      return toolError(errorBody(apiError(400, 'unknown_parameter', `unknown argument "${k.slice(0, 64)}"; this tool takes: ${LOOKUP_PARAMS.join(', ')}`, { param: k.slice(0, 64) })));
-    }
-    if (typeof v !== 'string' && typeof v !== 'number') return toolError(`argument ${k} must be a string or a number`);
-    values[k] = String(v);
-  }
-  const answer = answerLookup(deps.companies?.() ?? null, values);
+function lookupTool(query: string, deps: McpDeps): RpcOutcome {
+  const split = splitQuery(query, LOOKUP_PARAMS);
+  const answer = split.ok ? answerLookup(deps.companies?.() ?? null, split.values) : split;
   return answer.ok ? ok({ content: text(answer.body) }) : toolError(errorBody(answer.error));
 }
 

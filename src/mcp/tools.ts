@@ -5,6 +5,7 @@
  */
 import { ROUTES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
+import { LOOKUP_PARAM_DOCS } from '../tickers/lookup.js';
 
 export interface ToolDef {
   name: string;
@@ -45,12 +46,7 @@ export const TICKERS_TOOL: ToolDef = {
     "Free. Looks a company up in SEC's ticker map by name (q: every word in its name, the last a prefix), by cik or by ticker; give exactly one. Returns its CIK, first-listed ticker, every listed ticker and exchange: use them for the ticker= and cik= filters of the paid tools.",
   inputSchema: {
     type: 'object',
-    properties: {
-      q: { type: 'string', minLength: 1, maxLength: 100, description: "Words of the company's name (nvid finds NVIDIA)." },
-      cik: { type: 'string', pattern: '^\\d{1,10}$', description: 'A CIK, 1 to 10 digits.' },
-      ticker: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$', description: 'A ticker, any case.' },
-      limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Companies returned for q.' },
-    },
+    properties: Object.fromEntries(LOOKUP_PARAM_DOCS.map((p) => [p.name, { ...p.schema, description: p.description }])),
     additionalProperties: false,
   },
 };

@@ -3,6 +3,7 @@
  * name, free, so an agent can turn "Nvidia" into NVDA before it pays for `ticker=NVDA`. The
  * name index is built once per map (a day's version), not per request.
  */
+import { CIK_PATTERN, TICKER_PATTERN } from '../catalog/facets.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import type { CompanyMap, Listing } from './company-map.js';
 
@@ -16,9 +17,16 @@ export interface Company {
 }
 
 export const LOOKUP_LIMIT = { default: 10, max: 50 } as const;
-/** The parameters /tickers takes. */
-export const LOOKUP_PARAMS = ['q', 'cik', 'ticker', 'limit'] as const;
 const Q_MAX = 100;
+
+/** The parameters of /tickers, as the parser, the MCP tool and OpenAPI describe them. */
+export const LOOKUP_PARAM_DOCS = [
+  { name: 'q', description: "Words of the company's name, the last one a prefix (nvid finds NVIDIA).", schema: { type: 'string', minLength: 1, maxLength: Q_MAX } },
+  { name: 'cik', description: 'A CIK, 1 to 10 digits.', schema: { type: 'string', pattern: CIK_PATTERN.source } },
+  { name: 'ticker', description: 'A ticker, any case.', schema: { type: 'string', pattern: TICKER_PATTERN.source } },
+  { name: 'limit', description: `Companies returned for q, 1 to ${LOOKUP_LIMIT.max}.`, schema: { type: 'integer', minimum: 1, maximum: LOOKUP_LIMIT.max, default: LOOKUP_LIMIT.default } },
+] as const;
+export const LOOKUP_PARAMS: readonly string[] = LOOKUP_PARAM_DOCS.map((p) => p.name);
 
 /** Words of a company name or a query, as compared: lower case, letters and digits. */
 const words = (text: string) =>
@@ -100,13 +108,12 @@ export function parseLookup(values: Record<string, unknown>): { ok: true; query:
     return { ok: false, error: apiError(400, given.length ? 'invalid_parameter' : 'missing_parameter', 'Give exactly one of q (a company name), cik or ticker.', { allowed: ['q', 'cik', 'ticker'] }) };
   const by = given[0]!;
   const value = String(values[by]).trim();
-  const limitText = values.limit as string | undefined;
-  const limit = limitText === undefined ? LOOKUP_LIMIT.default : Number(limitText);
-  if (!(Number.isInteger(limit) && limit >= 1 && limit <= LOOKUP_LIMIT.max && /^\d+$/.test(limitText ?? '1')))
-    return { ok: false, error: apiError(400, 'invalid_parameter', `limit must be an integer from 1 to ${LOOKUP_LIMIT.max}`, { param: 'limit' }) };
+  const limitText = values.limit === undefined ? undefined : String(values.limit);
+  const limit = limitText === undefined ? LOOKUP_LIMIT.default : /^\d{1,2}$/.test(limitText) ? Number(limitText) : 0;
+  if (limit < 1 || limit > LOOKUP_LIMIT.max) return { ok: false, error: apiError(400, 'invalid_parameter', `limit must be an integer from 1 to ${LOOKUP_LIMIT.max}`, { param: 'limit' }) };
   const bad = (expected: string) => ({ ok: false as const, error: apiError(400, 'invalid_parameter', `${by} must be ${expected}`, { param: by }) });
-  if (by === 'cik' && !/^\d{1,10}$/.test(value)) return bad('1 to 10 digits');
-  if (by === 'ticker' && !/^[A-Za-z0-9][A-Za-z0-9.-]{0,9}$/.test(value)) return bad('a ticker such as NVDA or BRK-B');
+  if (by === 'cik' && !CIK_PATTERN.test(value)) return bad('1 to 10 digits');
+  if (by === 'ticker' && !TICKER_PATTERN.test(value)) return bad('a ticker such as NVDA or BRK-B');
   if (by === 'q' && (value.length > Q_MAX || words(value).length === 0)) return bad(`1 to ${Q_MAX} characters with a letter or digit`);
   return { ok: true, query: { by, value, limit } };
 }
