@@ -180,6 +180,22 @@ describe('wires-mcp over stdio', () => {
     }
   });
 
+  test('the ticker lookup tool asks the service: its answer, or its error as the tool error', async () => {
+    const client = await connect({});
+    try {
+      const tools = await client.listTools();
+      assert.ok(tools.tools.some((t) => t.name === 'tickers_lookup'));
+      // This service ingests nothing, so it holds no map yet: the route's 503, as the tool's error.
+      const noMap = await client.callTool({ name: 'tickers_lookup', arguments: { q: 'nvidia' } });
+      assert.equal(noMap.isError, true);
+      assert.match(texts(noMap), /ticker map is not loaded yet/);
+      const bad = await client.callTool({ name: 'tickers_lookup', arguments: { q: 'nvidia', cik: '1' } });
+      assert.match(texts(bad), /exactly one of q/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('without a key a paid tool answers the preview with the asked limit, capped at 3', async () => {
     const client = await connect({});
     try {

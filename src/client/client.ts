@@ -332,6 +332,14 @@ export class WiresClient {
     return this.priceList;
   }
 
+  /** A company's ticker, CIK and listings from SEC's map (free): one of `q`, `cik` or `ticker`. */
+  async tickers(params: Record<string, string | number>): Promise<unknown> {
+    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const res = await this.http(`${this.url}/tickers?${query}`);
+    if (!res.ok) throw await serviceError(res);
+    return res.json();
+  }
+
   async health(): Promise<unknown> {
     return (await this.http(`${this.url}/health`)).json();
   }

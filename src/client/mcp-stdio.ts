@@ -16,7 +16,7 @@
 import { createInterface } from 'node:readline';
 import { WIRES } from '../catalog/index.js';
 import { answerMcp, ERR, rpcError, type RpcOutcome } from '../mcp/jsonrpc.js';
-import { ROUTE_BY_TOOL, TOOLS, type ToolDef } from '../mcp/tools.js';
+import { ROUTE_BY_TOOL, TICKERS_TOOL, TOOLS, type ToolDef } from '../mcp/tools.js';
 import { previewParams, WiresError, type CallResult } from './client.js';
 import { clientFromEnv } from './env.js';
 import type { WireStream } from './stream.js';
@@ -86,6 +86,14 @@ const stringArgs = (args: unknown) => Object.fromEntries(Object.entries(args ?? 
 
 async function callTool(params: Record<string, unknown>): Promise<RpcOutcome> {
   if (params.name === STREAM_POLL.name) return { result: await streamPoll(stringArgs(params.arguments)) };
+  // The free lookup is the service's own /tickers, asked as it is.
+  if (params.name === TICKERS_TOOL.name) {
+    try {
+      return { result: { content: text(JSON.stringify(await client.tickers(stringArgs(params.arguments)))) } };
+    } catch (err) {
+      return { result: { isError: true, content: text(err instanceof WiresError ? err.explain() : (err as Error).message) } };
+    }
+  }
   const route = typeof params.name === 'string' ? ROUTE_BY_TOOL.get(params.name) : undefined;
   if (!route) return rpcError(ERR.invalidParams, `Unknown tool: ${String(params.name)}. tools/list names them.`);
   const args = stringArgs(params.arguments);

@@ -7,7 +7,7 @@ import { REDIRECTS, ROUTES, WIRES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
 import { NETWORK, USDC_BASE } from '../pay/offer.js';
 import { ARTICLE_SCHEMA, dataSchema, envelopeSchema } from './envelope-schema.js';
-import { LOOKUP_PARAM_DOCS } from '../tickers/lookup.js';
+import { LOOKUP_PARAM_DOCS } from '../catalog/lookup-params.js';
 import { toOpenApiSchema } from './param-schema.js';
 import { BLOCK_MINUTES, ClientMessage, CLOSE, IDLE_TIMEOUT_SEC, MAX_BUFFERED_BYTES, MAX_MESSAGE_BYTES, MAX_SUBSCRIPTIONS, SERVER_MESSAGES, STREAM_TIMING, streamWires } from '../stream/protocol.js';
 

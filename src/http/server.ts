@@ -6,7 +6,8 @@
  * One `any('/*')` handler dispatches through a Map built at start from the catalogue, so
  * 404 and 405 are decided in one place and every route shares the same error handling.
  */
-import { answerLookup, LOOKUP_PARAMS } from '../tickers/lookup.js';
+import { LOOKUP_PARAMS } from '../catalog/lookup-params.js';
+import { answerLookup } from '../tickers/lookup.js';
 import { splitQuery } from './params.js';
 import type { CompanyMap } from '../tickers/company-map.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';

@@ -18,7 +18,8 @@ import { V1_NETWORK } from '../pay/payment-header.js';
 import type { Payments } from '../pay/payments.js';
 import { answerMcp, ERR, rpcError, type RpcOutcome } from './jsonrpc.js';
 import { ROUTE_BY_TOOL, TICKERS_TOOL, TOOLS } from './tools.js';
-import { answerLookup, LOOKUP_PARAMS } from '../tickers/lookup.js';
+import { LOOKUP_PARAMS } from '../catalog/lookup-params.js';
+import { answerLookup } from '../tickers/lookup.js';
 import type { CompanyMap } from '../tickers/company-map.js';
 
 export const MAX_MCP_BODY = 256 * 1024;

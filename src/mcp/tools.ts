@@ -5,7 +5,7 @@
  */
 import { ROUTES, type Route } from '../catalog/index.js';
 import { routeParamDocs } from '../catalog/params.js';
-import { LOOKUP_PARAM_DOCS } from '../tickers/lookup.js';
+import { LOOKUP_PARAM_DOCS } from '../catalog/lookup-params.js';
 
 export interface ToolDef {
   name: string;

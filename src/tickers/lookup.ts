@@ -4,6 +4,7 @@
  * name index is built once per map (a day's version), not per request.
  */
 import { CIK_PATTERN, TICKER_PATTERN } from '../catalog/facets.js';
+import { LOOKUP_LIMIT, LOOKUP_Q_MAX as Q_MAX } from '../catalog/lookup-params.js';
 import { apiError, type ApiError } from '../http/errors.js';
 import type { CompanyMap, Listing } from './company-map.js';
 
@@ -15,18 +16,6 @@ export interface Company {
   tickers: string[];
   exchange: string | null;
 }
-
-export const LOOKUP_LIMIT = { default: 10, max: 50 } as const;
-const Q_MAX = 100;
-
-/** The parameters of /tickers, as the parser, the MCP tool and OpenAPI describe them. */
-export const LOOKUP_PARAM_DOCS = [
-  { name: 'q', description: "Words of the company's name, the last one a prefix (nvid finds NVIDIA).", schema: { type: 'string', minLength: 1, maxLength: Q_MAX } },
-  { name: 'cik', description: 'A CIK, 1 to 10 digits.', schema: { type: 'string', pattern: CIK_PATTERN.source } },
-  { name: 'ticker', description: 'A ticker, any case.', schema: { type: 'string', pattern: TICKER_PATTERN.source } },
-  { name: 'limit', description: `Companies returned for q, 1 to ${LOOKUP_LIMIT.max}.`, schema: { type: 'integer', minimum: 1, maximum: LOOKUP_LIMIT.max, default: LOOKUP_LIMIT.default } },
-] as const;
-export const LOOKUP_PARAMS: readonly string[] = LOOKUP_PARAM_DOCS.map((p) => p.name);
 
 /** Words of a company name or a query, as compared: lower case, letters and digits. */
 const words = (text: string) =>
