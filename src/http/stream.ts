@@ -64,8 +64,6 @@ interface Conn {
   /** The subscription the URL asked for, taken once the block is paid. */
   fromUrl: Wanted[] | null;
   ws: WebSocket<Conn> | null;
-  /** Upgraded inside its response's cork after an await: `open` writes nothing until that cork has returned. */
-  greetLater: boolean;
 }
 
 export interface StreamEndpoint {
@@ -230,7 +228,6 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
         settlement: null,
         fromUrl,
         ws: null,
-        greetLater: false,
       };
       const upgrade = () => res.upgrade(conn, key, protocol, extensions, context);
       const presented = presentedPayment(req);
@@ -261,15 +258,14 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
           enterTiming(stats, statsSlot, startedAt);
           if (outcome.kind === 'paid') {
             credit(conn, intake, outcome);
-            // Corked, as every write after an await must be (uncorked, uWebSockets.js prints a
-            // warning line to stderr per upgrade). uWebSockets 20.57's cork() has a fault
-            // (uWebSockets #1928, fixed in 20.79): a socket still corked when the callback
-            // returns is taken for the HTTP response it was upgraded from (glibc's realloc keeps
-            // the address) and may be closed right after `open`, a paid stream lost with code
-            // 1006. upgrade() ends the 101 uncorked, and only a write from `open` can cork the
-            // new socket again, so `open` writes nothing until this cork has returned.
-            conn.greetLater = true;
-            return void res.cork(upgrade);
+            // Not corked, unlike every other write after an await. uWebSockets 20.57's cork() has a
+            // fault (uWebSockets #1928, fixed in 20.79): the upgrade shrinks the socket in place, and
+            // cork() then reads the HTTP response's state from memory the allocator took back, whose
+            // bytes differ from one process to the next; where they read "connection close", every
+            // socket upgraded there is closed right after `open`, a paid stream lost with 1006.
+            // Uncorked, the new socket is not corked and cork() never looks at it; the cost is
+            // uWebSockets.js's warning line on stderr per such purchase (docs/deployment.md).
+            return upgrade();
           }
           res.cork(() => {
             if (outcome.status === 402) refusePayment(res, 'get', offer, outcome.code, outcome.message, intake.version);
@@ -287,8 +283,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       const conn = ws.getUserData();
       conn.ws = ws;
       open.add(conn);
-      if (conn.greetLater) setImmediate(greet, conn);
-      else greet(conn);
+      greet(conn);
     },
 
     message: (ws, data) => {
@@ -344,7 +339,6 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
   };
   /** The first messages of an open connection: `paid` and the URL's subscription, or the offer. */
   const greet = (conn: Conn) => {
-    if (!conn.ws) return; // closed before it was greeted
     if (conn.paidUntil > 0) {
       message(conn, paidMessage(conn));
       subscribeFromUrl(conn);
