@@ -50,7 +50,6 @@ import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
 import type { CallbackAnswer, WebSubCallbacks } from '../ingest/websub.js';
 import type { ConnectionGuard } from './connection-guard.js';
-import { appOptions } from './tls.js';
 import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
@@ -396,21 +395,14 @@ function websubHandler(deps: ServerDeps) {
 const TOO_MANY_CONNECTIONS = apiError(503, 'too_many_connections', 'This server is near its limit of open connections; retry in a few seconds (another replica may have room).');
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
-export interface BuiltApp {
-  app: TemplatedApp;
-  stream: StreamEndpoint;
-  /** Serves every route on the router of server name `name` too (uWS routes a connection by its SNI name). */
-  routeServerName(name: string): void;
-}
-
-export function createApp(deps: ServerDeps): BuiltApp {
+export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
   const offers = streamOffers(deps.config, deps.payments !== null);
   const handlers = buildHandlers(deps, offers);
   // Requests that are no WebSocket upgrade reach the dispatcher.
   handlers.set(STREAM_PATH, (res, _req, method) => sendError(res, method, UPGRADE_REQUIRED, false, [['Upgrade', 'websocket']]));
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
   const stats = new RequestStats([...handlers.keys(), ...(deps.websub ? [WEBSUB_SLOT] : []), OTHER_ROUTE]);
-  const app = deps.config.tls ? deps.uws.uws.SSLApp(appOptions(deps.config.tls)) : deps.uws.uws.App();
+  const app = deps.uws.uws.App();
   const guard = deps.connections;
   if (guard) {
     // Every connection's open and close (see connection-guard.ts): one refused is answered
@@ -424,7 +416,7 @@ export function createApp(deps: ServerDeps): BuiltApp {
   handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);
   const websub = deps.websub ? websubHandler(deps) : null;
-  const dispatch = (res: HttpResponse, req: HttpRequest) => {
+  app.any('/*', (res, req) => {
     let method: Method = 'get';
     const start = performance.now();
     try {
@@ -470,15 +462,8 @@ export function createApp(deps: ServerDeps): BuiltApp {
         /* the response was already (partly) written */
       }
     }
-  };
-  app.any('/*', dispatch);
-  const routeServerName = (name: string) => {
-    app.domain(name);
-    stream.route(app);
-    app.any('/*', dispatch);
-    app.domain(''); // no such server name: back to the app's own router
-  };
-  return { app, stream, routeServerName };
+  });
+  return { app, stream };
 }
 
 function safeUrl(req: HttpRequest): string {
@@ -499,7 +484,7 @@ export class ListenError extends Error {
   override name = 'ListenError';
 }
 
-export function listen({ app, stream }: BuiltApp, deps: ServerDeps): Promise<RunningServer> {
+export function listen({ app, stream }: { app: TemplatedApp; stream: StreamEndpoint }, deps: ServerDeps): Promise<RunningServer> {
   const { uws } = deps.uws;
   return new Promise((resolve, reject) => {
     // Exclusively: by default this build listens with port reuse, and a second instance on

@@ -14,7 +14,7 @@
  * ends expired streams and drops consumers that stopped reading.
  */
 import { facetsOf } from '../catalog/facets.js';
-import type { HttpResponse, TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { log } from '../log.js';
 import { presentPayment, type Intake } from '../pay/intake.js';
@@ -68,8 +68,6 @@ interface Conn {
 
 export interface StreamEndpoint {
   hub: StreamHub;
-  /** Serves the stream on the app's current router too (a server name's: see tls.ts). */
-  route(router: TemplatedApp): void;
   /** Open connections. */
   readonly connections: number;
   /** Ends every stream with 1001 and stops the sweep. */
@@ -171,7 +169,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   const upgradeError = (res: HttpResponse, err: ApiError, headers: readonly (readonly [string, string])[] = []) => sendError(res, 'get', err, false, headers);
 
-  const behavior: WebSocketBehavior<Conn> = {
+  app.ws<Conn>(STREAM_PATH, {
     maxPayloadLength: MAX_MESSAGE_BYTES,
     idleTimeout: IDLE_TIMEOUT_SEC,
     sendPingsAutomatically: true,
@@ -327,8 +325,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       for (const sub of conn.subs.values()) hub.subscriptions.release(sub);
       conn.subs.clear();
     },
-  };
-  app.ws<Conn>(STREAM_PATH, behavior);
+  });
 
   const subscribe = (conn: Conn, ws: WebSocket<Conn>, wanted: Wanted) => {
     if (!conn.subs.has(wanted.key)) {
@@ -405,7 +402,6 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   return {
     hub,
-    route: (router) => void router.ws<Conn>(STREAM_PATH, behavior),
     get connections() {
       return open.size;
     },
