@@ -60,6 +60,19 @@ const paid = (r: ServiceProcess, payment: string, header = 'PAYMENT-SIGNATURE', 
 const balances = async (payer: string) => [await chain.balanceOf(payer), await chain.balanceOf(devnet.payTo)];
 
 /** The shared journal's records for one payer. */
+/** The payer's journal once every accepted payment has its outcome: the chain moves before the
+ *  settling replica writes 'settled', so a balance alone does not mean the record is there. */
+async function settledJournal(payer: string): Promise<{ t: string; id: string }[]> {
+  let records: { t: string; id: string }[] = [];
+  await until('the journal to record each outcome', async () => {
+    records = await journal(payer);
+    const open = new Set(records.filter((r) => r.t === 'accepted').map((r) => r.id));
+    for (const r of records) if (r.t === 'settled' || r.t === 'failed') open.delete(r.id);
+    return open.size === 0;
+  }, 10_000);
+  return records;
+}
+
 async function journal(payer: string): Promise<{ t: string; id: string }[]> {
   const client = new Redis(redis.url);
   try {
@@ -93,7 +106,7 @@ test('20 copies of one authorization over 3 replicas: one charge, every 200 the 
   }
   const [payer1, payTo1] = await balances(payer.address);
   assert.deepEqual([payer1! - payer0!, payTo1! - payTo0!], [-5000n, 5000n], 'charged exactly once');
-  const records = await journal(payer.address);
+  const records = await settledJournal(payer.address);
   assert.deepEqual(
     records.filter((r) => r.t !== 'submitted').map((r) => r.t),
     ['accepted', 'settled'],
@@ -175,7 +188,7 @@ test('SIGKILL of a replica holding unsettled payments: another takes them over a
   const started = Date.now();
   await until('the takeover', async () => (await chain.balanceOf(devnet.payTo)) - payTo0! === 25_000n, 30_000);
   const tookMs = Date.now() - started;
-  const records = await journal(payer.address);
+  const records = await settledJournal(payer.address);
   for (const { payload } of signed) {
     const id = `${payload.payload.authorization.from.toLowerCase()}:${payload.payload.authorization.nonce.toLowerCase()}`;
     assert.deepEqual(
