@@ -13,7 +13,7 @@ import { ConfigError } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { loadOverrides } from '../src/ingest/overrides.js';
 import { loadWire, saveWire, snapshotDir } from '../src/ingest/snapshot.js';
-import { storeItem, type Item } from '../src/search/item.js';
+import { fragmentsOf, plainItem, storeItem, type Item } from '../src/search/item.js';
 import { setLogLevel } from '../src/log.js';
 import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
 import { startPollingService, type PollingService } from './helpers/service.js';
@@ -258,7 +258,32 @@ describe('snapshot format', () => {
   test('a saved wire reads back as the same items, to the millisecond and the character', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wires-snap-'));
     await saveWire(dir, 'news', [storeItem(odd, 1), storeItem(award, 2)]);
-    assert.deepEqual(loadWire(dir, 'news'), [odd, award]);
+    assert.deepEqual(
+      loadWire(dir, 'news')!.map((i) => plainItem(i)),
+      [odd, award],
+    );
+  });
+
+  test('keys written inside texts and fields do not move where a line is cut, and the item is stored with the JSON it was saved with', async () => {
+    const tricky: Item = {
+      ...odd,
+      id: 'c,"id":"d"',
+      title: 'A title with ,"summary":"x" and ,"url":"y" in it',
+      summary: 'A summary with ,"data":{"a":1} and ,"id":"z" in it',
+      data: { parties: [{ role: 'filer', cik: '0000000001', name: 'N ,"id":' }], id: 'e', note: '},"id":"f' },
+    };
+    const bare: Item = { ...odd, id: 'g', summary: '' };
+    const dir = mkdtempSync(join(tmpdir(), 'wires-snap-keys-'));
+    await saveWire(dir, 'news', [storeItem(tricky, 1), storeItem(bare, 2), storeItem(award, 3)]);
+    const back = loadWire(dir, 'news')!;
+    assert.deepEqual(
+      back.map((i) => plainItem(i)),
+      [tricky, bare, award],
+    );
+    for (const [i, original] of [tricky, bare, award].entries()) {
+      const { jsonHead, jsonSummary, jsonData } = storeItem(back[i]!, i);
+      assert.deepEqual({ jsonHead, jsonSummary, jsonData }, fragmentsOf(original));
+    }
   });
 
   test('a snapshot saved by the previous version (one Item per line) still loads: an upgrade keeps the items', () => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
-import type { Item, StoredItem } from '../search/item.js';
+import type { CarriesFragments, Fragments, Item, ItemData, StoredItem } from '../search/item.js';
 
 const FORMAT = 'wires-snapshot';
 /**
@@ -47,20 +47,70 @@ function itemLine(i: StoredItem): string {
   return [i.jsonHead, i.jsonSummary, i.jsonData, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
 }
 
-/** A version-2 line's object back into an Item (the served names `category` and `ms`). */
-function fromLine(line: string): unknown {
-  const x = (JSON.parse(line) ?? {}) as { title?: unknown; url?: unknown; source?: unknown; category?: unknown; ms?: unknown; summary?: unknown; id?: unknown; state?: unknown; data?: unknown };
-  return {
-    id: x.id,
-    title: x.title,
-    url: x.url,
-    source: x.source,
-    filter: x.category,
-    published: x.ms,
-    summary: x.summary,
-    ...(x.state !== undefined && { state: x.state }),
-    ...(x.data !== undefined && { data: x.data }),
-  };
+const SUMMARY_KEY = Buffer.from(',"summary":');
+const DATA_KEY = Buffer.from(',"data":');
+const ID_KEY = Buffer.from(',"id":');
+
+/**
+ * An item read back from a version-2 line: its fragments are the line's own bytes, each decoded
+ * into a string of its own (not a slice of the file's text, which would keep the whole file
+ * alive for as long as one of its items is stored). The summary and the fields are decoded
+ * only when asked for: the serving thread stores the fragments as they are, and only the term
+ * table's worker reads the text.
+ */
+class SnapshotItem implements Item, CarriesFragments {
+  constructor(
+    readonly id: string,
+    readonly title: string,
+    readonly url: string,
+    readonly source: string,
+    readonly filter: string,
+    readonly published: number,
+    readonly state: string | undefined,
+    readonly fragments: Fragments,
+  ) {}
+
+  get summary(): string {
+    return JSON.parse(this.fragments.jsonSummary.slice(SUMMARY_KEY.length)) as string;
+  }
+
+  get data(): ItemData | undefined {
+    const { jsonData } = this.fragments;
+    return jsonData === '' ? undefined : (JSON.parse(jsonData.slice(DATA_KEY.length)) as ItemData);
+  }
+}
+
+/**
+ * One version-2 line: `{"title":…,"published":"…"` (the head),
+ * `,"summary":"…"`, `,"data":{…}` when stated, then `,"id":…,"ms":…` and `,"state":…`. A
+ * quote inside a JSON string is escaped, so a key with its quotes cannot occur inside one:
+ * the first `,"summary":` ends the head, and the last `,"id":` starts the tail (the fields
+ * before it may have an `id` of their own).
+ */
+function fromLine(line: Buffer): Item {
+  // Searched within the line only: a key missing from it must not be found in the next one.
+  const summaryAt = line.indexOf(SUMMARY_KEY);
+  const idAt = line.lastIndexOf(ID_KEY);
+  if (summaryAt === -1 || summaryAt >= idAt) throw new Error('malformed line');
+  const dataAt = line.indexOf(DATA_KEY, summaryAt);
+  const summaryEnd = dataAt !== -1 && dataAt < idAt ? dataAt : idAt;
+  const jsonHead = line.toString('utf8', 0, summaryAt);
+  const head = JSON.parse(jsonHead + '}') as { title?: unknown; url?: unknown; source?: unknown; category?: unknown };
+  const tail = JSON.parse('{' + line.toString('utf8', idAt + 1)) as { id?: unknown; ms?: unknown; state?: unknown };
+  const fragments: Fragments = { jsonHead, jsonSummary: line.toString('utf8', summaryAt, summaryEnd), jsonData: summaryEnd === idAt ? '' : line.toString('utf8', dataAt, idAt) };
+  const { title, url, source, category } = head;
+  const { id, ms, state } = tail;
+  if (
+    typeof title !== 'string' ||
+    typeof url !== 'string' ||
+    typeof source !== 'string' ||
+    typeof category !== 'string' ||
+    typeof id !== 'string' ||
+    typeof ms !== 'number' ||
+    !(state === undefined || typeof state === 'string')
+  )
+    throw new Error('malformed line');
+  return new SnapshotItem(id, title, url, source, category, ms, state, fragments);
 }
 
 export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[]): Promise<void> {
@@ -97,24 +147,35 @@ export async function saveWire(dataDir: string, wire: string, items: readonly St
 /** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
 export function loadWire(dataDir: string, wire: string): Item[] | undefined {
   const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
-  let text: string;
+  let buf: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    buf = readFileSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
     return undefined;
   }
-  const newline = text.indexOf('\n');
+  const newline = buf.indexOf(10);
   try {
     if (newline === -1) throw new Error('no header line');
-    const header = JSON.parse(text.slice(0, newline)) as Header;
+    const header = JSON.parse(buf.toString('utf8', 0, newline)) as Header;
     if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
-    const body = text.slice(newline + 1);
-    if (createHash('sha256').update(body).digest('hex') !== header.sha256) throw new Error('checksum mismatch');
-    const lines = body === '' ? [] : body.slice(0, -1).split('\n');
-    const items = header.version === 1 ? lines.map((line) => JSON.parse(line) as unknown) : lines.map(fromLine);
+    // The bytes, not their text: hashing a string encodes it again first.
+    if (
+      createHash('sha256')
+        .update(buf.subarray(newline + 1))
+        .digest('hex') !== header.sha256
+    )
+      throw new Error('checksum mismatch');
+    const items: unknown[] = [];
+    for (let start = newline + 1; start < buf.length; ) {
+      let end = buf.indexOf(10, start);
+      if (end === -1) end = buf.length;
+      items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end)));
+      start = end + 1;
+    }
     if (items.length !== header.count) throw new Error('item count mismatch');
-    return items.filter(isItem);
+    // A version-2 line was checked as it was read (and its summary and fields stay undecoded).
+    return items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i));
   } catch (err) {
     log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
     return undefined;

@@ -89,6 +89,11 @@ const DATA_AT = ',"data":'.length;
 /** An item's request-independent JSON, as a stored item keeps it. */
 export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary' | 'jsonData'>;
 
+/** An item that already holds its fragments (one read back from a snapshot): stored as they are. */
+export interface CarriesFragments {
+  readonly fragments: Fragments;
+}
+
 /** The JSON fragments of an item's own fields, as `storeItem` keeps them. */
 export function fragmentsOf(item: Item): Fragments {
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
@@ -151,9 +156,9 @@ function shared(name: string): string {
 
 /**
  * Stores an item under its sequence number. `fragments`, when the caller has built them
- * (to compare a re-sent item with the stored one), are not built again.
+ * (to compare a re-sent item with the stored one) or the item carries them, are not built again.
  */
-export function storeItem(item: Item, seq: number, fragments: Fragments = fragmentsOf(item)): StoredItem {
+export function storeItem(item: Item, seq: number, fragments: Fragments = (item as Partial<CarriesFragments>).fragments ?? fragmentsOf(item)): StoredItem {
   const { jsonHead, jsonSummary, jsonData } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;
