@@ -11,7 +11,7 @@
  * Targets: under 1 GiB RSS in the worst case; a warm restart serving full wires within 2 s.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,25 +77,70 @@ function itemsFor(wire: (typeof WIRES)[number], count: number, now: number): Ite
   }));
 }
 
+/** Listed companies as SEC's map lists them (the real capture the demo and the tests use). */
+const LISTED = (JSON.parse(readFileSync(new URL('../../fixtures/real/sec-company_tickers_exchange-2025-12-14.json', import.meta.url), 'utf8')) as { data: [number, string, string, string][] }).data;
+/** The 8-K item numbers (Form 8-K's general instructions). */
+const ITEMS_8K = [
+  '1.01',
+  '1.02',
+  '1.03',
+  '1.04',
+  '1.05',
+  '2.01',
+  '2.02',
+  '2.03',
+  '2.04',
+  '2.05',
+  '2.06',
+  '3.01',
+  '3.02',
+  '3.03',
+  '4.01',
+  '4.02',
+  '5.01',
+  '5.02',
+  '5.03',
+  '5.04',
+  '5.05',
+  '5.06',
+  '5.07',
+  '5.08',
+  '6.01',
+  '7.01',
+  '8.01',
+  '9.01',
+];
+
 /**
  * Structured fields as the wire declares them (src/catalog/fields.ts), every one stated: a
- * string of two words (a date or a 10-digit id where the name says so), a number, a list of
- * two, an object of its declared members. Real items state fewer: this is the worst case.
+ * string of two words (a date where the format says so), a number, a list of two, an object of
+ * its declared members. The values the facet index keys on come from their real domains, as
+ * real items' do: tickers and CIKs of listed companies from SEC's map (a random word would make
+ * every item's tag unique, which no real wire does), 8-K items from the form's list. Real items
+ * state fewer fields: this is the worst case.
  */
 function dataFor(wire: string, random: () => number, words: (n: number) => string): { data?: Record<string, unknown> } {
   const fields = fieldsOf(wire);
   if (fields.length === 0) return {};
-  const value = (schema: FieldDef['schema']): unknown => {
+  const listed = () => LISTED[Math.floor(random() * LISTED.length)]!;
+  const special: Record<string, () => unknown> = {
+    cik: () => String(listed()[0]).padStart(10, '0'),
+    ticker: () => listed()[2],
+    tickers: () => [listed()[2], listed()[2]],
+    items: () => [ITEMS_8K[Math.floor(random() * ITEMS_8K.length)]!, '9.01'],
+  };
+  const value = (schema: FieldDef['schema'], name = ''): unknown => {
+    if (special[name]) return special[name]();
     if (schema.type === 'string') return schema.format === 'date' ? '2026-11-27' : schema.format === 'date-time' ? '2026-11-27T12:00:00.000Z' : words(2);
     if (schema.type === 'number') return Math.round(random() * 1e6) / 100;
     if (schema.type === 'integer') return Math.floor(random() * 1000);
     if (schema.type === 'boolean') return random() < 0.5;
-    if (schema.type === 'object') return Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, value(s as FieldDef['schema'])]));
+    if (schema.type === 'object') return Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, value(s as FieldDef['schema'], k)]));
     // A list: two of its items (strings, or objects of string members).
     const items = (schema as { items: FieldDef['schema'] }).items;
     return [value(items), value(items)];
   };
-  return { data: Object.fromEntries(fields.map((f) => [f.name, value(f.schema)])) };
+  return { data: Object.fromEntries(fields.map((f) => [f.name, value(f.schema, f.name)])) };
 }
 
 const gcNow = () => (globalThis as { gc?: () => void }).gc?.();

@@ -16,6 +16,11 @@ export class FacetIndex {
   private readonly postings = new Postings();
   /** Per slot, its tags (kept: removal needs them, and a query checks membership with them). */
   private tags: (readonly string[])[] = [];
+  /**
+   * Each tag's text, held once: thousands of filings name the same CIK, and a tag built for each
+   * would be a string of its own per item. A tag is dropped with its last posting.
+   */
+  private readonly texts = new Map<string, string>();
   /** Per slot, its `min` facet's number (NaN: none). */
   private numbers = new Float64Array(0);
 
@@ -42,11 +47,18 @@ export class FacetIndex {
     if (data) {
       for (const f of this.any) {
         const values = f.of(data);
-        if (Array.isArray(values)) for (const v of values) tags.push(facetTag(f, f.normalise(v)));
+        if (!Array.isArray(values)) continue;
+        for (const v of values) {
+          const tag = facetTag(f, f.normalise(v));
+          const held = this.texts.get(tag);
+          if (held === undefined) this.texts.set(tag, tag);
+          tags.push(held ?? tag);
+        }
       }
     }
     for (const t of tags) this.postings.add(t, slot);
-    this.tags[slot] = tags.length ? tags : EMPTY;
+    // A copy of its own length: a list grown by `push` keeps room for 16 more, 128 bytes per item.
+    this.tags[slot] = tags.length ? tags.slice() : EMPTY;
     if (this.min) {
       this.grow(slot + 1);
       const n = data ? this.min.of(data) : undefined;
@@ -55,7 +67,10 @@ export class FacetIndex {
   }
 
   remove(slot: number): void {
-    for (const t of this.tags[slot] ?? EMPTY) this.postings.remove(t, slot);
+    for (const t of this.tags[slot] ?? EMPTY) {
+      this.postings.remove(t, slot);
+      if (this.postings.get(t).length === 0) this.texts.delete(t);
+    }
     this.tags[slot] = EMPTY;
     if (this.min) this.numbers[slot] = Number.NaN;
   }
