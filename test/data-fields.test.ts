@@ -376,6 +376,39 @@ describe('data: the values are the capture’s own (the wires of RSS, Atom and j
     assert.equal(items.get('TaA75H7XA1DQyM2ReK2f')!.data!.end, '2022-07-01T19:25:45.000Z');
   });
 
+  test("Debian and Ubuntu: each advisory's id, and Debian's package or Ubuntu's software, from its title", () => {
+    const dsa = parsed('debian-dsa-rdf-2024-05-07.rdf');
+    const dsaTitles = texts(readFileSync(new URL('debian-dsa-rdf-2024-05-07.rdf', REAL), 'utf8'), 'title').filter((t) => t.startsWith('DSA-'));
+    assert.equal(dsa.length, dsaTitles.length);
+    dsa.forEach((item, n) => {
+      const [id, pkg, dash] = dsaTitles[n]!.split(' ');
+      assert.equal(dash, '-');
+      assert.deepEqual(item.data, { advisory: id, packages: [pkg] });
+    });
+    assert.deepEqual(dsa[3]!.data, { advisory: 'DSA-5678-1', packages: ['glibc'] });
+
+    const usn = parsed('ubuntu-usn-rss-2025-09-21.xml');
+    const xml = rssItems('ubuntu-usn-rss-2025-09-21.xml');
+    assert.equal(usn.length, xml.length);
+    usn.forEach((item, n) => {
+      const title = text1(xml[n]!, 'title')!;
+      const colon = title.indexOf(':');
+      assert.equal(item.data!.advisory, title.slice(0, colon));
+      assert.equal(
+        item.data!.product,
+        title
+          .slice(colon + 1)
+          .trim()
+          .split(' ')
+          .slice(0, -1)
+          .join(' '),
+      );
+      assert.equal(item.data!.packages, undefined, 'the feed names no packages');
+    });
+    assert.deepEqual(usn[0]!.data, { advisory: 'USN-7758-4', product: 'Linux kernel (Oracle)' });
+    assert.equal(usn[5]!.data!.product, 'OpenJPEG');
+  });
+
   test("SEC litigation: each action's release number, the name of its document", () => {
     const file = 'sec-admin-proceedings-2026-07-28.xml';
     const items = parsed(file);

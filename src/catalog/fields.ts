@@ -79,8 +79,10 @@ export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
   ],
   cve: [
     strings('cves', 'The CVE ids the advisory names.'),
+    string('advisory', "The distribution's advisory id, from its title: `DSA-5681-1` (Debian), `USN-7758-4` (Ubuntu)."),
+    strings('packages', 'The source package a Debian advisory fixes, from its title: `["linux"]`, `["ruby3.1"]`. Ubuntu\'s feed names no packages.'),
     string('vendor', 'The vendor or project (CISA KEV).'),
-    string('product', 'The product (CISA KEV).'),
+    string('product', "The product (CISA KEV), or Ubuntu's name for the software in a notice's title: `Linux kernel (Oracle)`, `OpenJPEG`."),
     {
       name: 'kev',
       schema: { type: 'object', properties: { date_added: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' }, known_ransomware_use: { type: 'string' } } },

@@ -180,6 +180,23 @@ const weWorkRemotely = withData((e) => ({ category: e.categories?.[0], location:
 const secLitigation = withData((e) => ({ release_number: e.authors?.[0] }));
 
 /**
+ * The distributions' advisories state their id and what they fix in the title, in a fixed
+ * form: Debian `DSA-5681-1 linux - security update` (the source package), Ubuntu
+ * `USN-7758-4:  Linux kernel (Oracle) vulnerability` (Ubuntu's name for the software, not a
+ * package name: the feed lists no packages).
+ */
+const DSA_TITLE = /^(DSA-\d+-\d+)\s+(\S+)\s+-\s/;
+const USN_TITLE = /^(USN-\d+-\d+):\s+(.+?)\s+(?:vulnerability|vulnerabilities|regression|update)\s*$/i;
+const debianDsa = withData((e) => {
+  const m = DSA_TITLE.exec(e.title?.trim() ?? '');
+  return { advisory: m?.[1], packages: m ? [m[2]!] : undefined };
+});
+const ubuntuUsn = withData((e) => {
+  const m = USN_TITLE.exec(e.title?.trim() ?? '');
+  return { advisory: m?.[1] ?? /^USN-\d+-\d+/.exec(e.title?.trim() ?? '')?.[0], product: m?.[2] };
+});
+
+/**
  * The wires whose items' bylines (`dc:creator`, `<author>`) and RSS/Atom `<category>` terms
  * are their `authors` and `categories` fields. Not the recalls or enforcement wires: FDA's
  * creator is always "FDA", FTC's a site login, SEC's a release number.
@@ -203,5 +220,7 @@ export function ruleFor(source: SourceDef): SourceRule | undefined {
   if (source.id.startsWith('hn-')) return hn;
   if (source.id.startsWith('wwr-')) return weWorkRemotely;
   if (source.id === 'sec-litigation') return secLitigation;
+  if (source.id === 'debian-dsa') return debianDsa;
+  if (source.id === 'ubuntu-usn') return ubuntuUsn;
   return BYLINE_RULES.get(WIRE_OF.get(source.id) ?? '');
 }
