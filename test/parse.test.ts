@@ -132,6 +132,28 @@ describe('source quirks', () => {
     assert.equal(azure[0]!.published, NOW - 4 * 60_000);
   });
 
+  test("GovInfo (hand-written fixtures; no real capture found): a package's id, Congress, bill or law number and version, a court case's docket, from the guid", () => {
+    const bills = parseSource(source('govinfo-bills'), fixture('rss-govinfo.xml'), undefined, NOW).items;
+    const billIds = Array.from(
+      Buffer.from(fixture('rss-govinfo.xml'))
+        .toString('utf8')
+        .matchAll(/<guid[^>]*>([^<]+)<\/guid>/g),
+      (m) => m[1],
+    );
+    assert.deepEqual(
+      bills.map((i) => i.data?.package_id),
+      billIds,
+    );
+    assert.deepEqual(bills[0]!.data, { package_id: 'BILLS-119hr1234ih', congress: 119, bill_type: 'hr', bill_number: 1234, version: 'ih' });
+    assert.deepEqual(bills[3]!.data, { package_id: 'BILLS-119sres321is', congress: 119, bill_type: 'sres', bill_number: 321, version: 'is' });
+    const laws = parseSource(source('govinfo-plaw'), fixture('rss-govinfo-plaw.xml'), undefined, NOW).items;
+    assert.deepEqual(laws[0]!.data, { package_id: 'PLAW-119publ45', congress: 119, law_type: 'publ', law_number: 45 });
+    assert.match(laws[0]!.title, /^Public Law 119-45 /, 'the title says the same law');
+    const cases = parseSource(source('govinfo-uscourts-cadc'), fixture('rss-govinfo-cadc.xml'), undefined, NOW).items;
+    assert.deepEqual(cases[0]!.data, { package_id: 'USCOURTS-caDC-26-01012', court: 'cadc', docket: '26-01012' });
+    assert.ok(cases.every((c) => c.data?.court === 'cadc'));
+  });
+
   test('SEC litigation: a stray & does not break the feed', () => {
     const items = parse('sec-litigation', fixture('rss-sec-litigation.xml')).items;
     assert.equal(items.length, 4);

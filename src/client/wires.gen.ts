@@ -66,8 +66,8 @@ export interface WireData {
   "status": { "severity"?: string; "status_impact"?: string; "status"?: string; "affected_products"?: string[]; "begin"?: string; "end"?: string; };
   "ailab": { "authors"?: string[]; "categories"?: string[]; };
   "security": { "authors"?: string[]; "categories"?: string[]; "tickers"?: string[]; };
-  "court": { };
-  "bills": { };
+  "court": { "package_id"?: string; "court"?: string; "docket"?: string; };
+  "bills": { "package_id"?: string; "congress"?: number; "bill_type"?: string; "bill_number"?: number; "version"?: string; "law_type"?: string; "law_number"?: number; };
   "enforcement": { "release_number"?: string; "tickers"?: string[]; };
   "recalls": { "tickers"?: string[]; };
   "crypto": { "authors"?: string[]; "categories"?: string[]; "tickers"?: string[]; };

@@ -197,6 +197,28 @@ const ubuntuUsn = withData((e) => {
 });
 
 /**
+ * GovInfo names each package by a documented id, its RSS guid: `BILLS-119hr1234ih` (the 119th
+ * Congress, H.R. 1234, the version as introduced in the House), `PLAW-119publ45` (Public Law
+ * 119-45), `USCOURTS-caDC-25-05310` (the D.C. Circuit's case 25-05310).
+ */
+const BILLS_ID = /^BILLS-(\d+)([a-z]+?)(\d+)([a-z]+)$/;
+const PLAW_ID = /^PLAW-(\d+)(publ|pvtl)(\d+)$/;
+const USCOURTS_ID = /^USCOURTS-([A-Za-z0-9]+)-(.+)$/;
+const govinfoBills = withData((e) => {
+  const id = e.id?.trim() ?? '';
+  const bill = BILLS_ID.exec(id);
+  if (bill) return { package_id: id, congress: Number(bill[1]), bill_type: bill[2], bill_number: Number(bill[3]), version: bill[4] };
+  const law = PLAW_ID.exec(id);
+  if (law) return { package_id: id, congress: Number(law[1]), law_type: law[2], law_number: Number(law[3]) };
+  return {};
+});
+const govinfoCourts = withData((e) => {
+  const id = e.id?.trim() ?? '';
+  const m = USCOURTS_ID.exec(id);
+  return m ? { package_id: id, court: m[1]!.toLowerCase(), docket: m[2] } : {};
+});
+
+/**
  * The wires whose items' bylines (`dc:creator`, `<author>`) and RSS/Atom `<category>` terms
  * are their `authors` and `categories` fields. Not the recalls or enforcement wires: FDA's
  * creator is always "FDA", FTC's a site login, SEC's a release number.
@@ -221,6 +243,8 @@ export function ruleFor(source: SourceDef): SourceRule | undefined {
   if (source.id.startsWith('wwr-')) return weWorkRemotely;
   if (source.id === 'sec-litigation') return secLitigation;
   if (source.id === 'debian-dsa') return debianDsa;
+  if (source.id === 'govinfo-bills' || source.id === 'govinfo-plaw') return govinfoBills;
+  if (source.id.startsWith('govinfo-uscourts-')) return govinfoCourts;
   if (source.id === 'ubuntu-usn') return ubuntuUsn;
   return BYLINE_RULES.get(WIRE_OF.get(source.id) ?? '');
 }
