@@ -154,6 +154,17 @@ describe('source quirks', () => {
     assert.ok(cases.every((c) => c.data?.court === 'cadc'));
   });
 
+  test('ZDI (hand-written fixture; public copies of its advisories carry the same sentence): the advisory id and the CVSS score the description states', () => {
+    const items = parseSource(source('zdi'), fixture('rss-cve-zdi.xml'), undefined, NOW).items;
+    assert.ok(items.length >= 4);
+    for (const i of items) {
+      const stated = /CVSS rating of ([\d.]+)\./.exec(i.summary)![1];
+      assert.equal(i.data!.cvss_score, Number(stated), i.title);
+      assert.equal(i.data!.advisory, i.title.slice(0, i.title.indexOf(':')));
+    }
+    assert.deepEqual(items[0]!.data, { cves: ['CVE-2026-40101'], advisory: 'ZDI-26-1101', cvss_score: 8.8 });
+  });
+
   test('SEC litigation: a stray & does not break the feed', () => {
     const items = parse('sec-litigation', fixture('rss-sec-litigation.xml')).items;
     assert.equal(items.length, 4);

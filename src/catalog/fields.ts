@@ -79,7 +79,11 @@ export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
   ],
   cve: [
     strings('cves', 'The CVE ids the advisory names.'),
-    string('advisory', "The distribution's advisory id, from its title: `DSA-5681-1` (Debian), `USN-7758-4` (Ubuntu)."),
+    string('advisory', 'The advisory id: `DSA-5681-1` (Debian, from the title), `USN-7758-4` (Ubuntu, from the title), `ZDI-26-1101` (ZDI, its guid).'),
+    number(
+      'cvss_score',
+      "The CVSS base score the advisory states: ZDI's (`The ZDI has assigned a CVSS rating of 7.8.`), which gives no vector or version. CISA's catalogue and the distributions' and Microsoft's feeds state none.",
+    ),
     strings('packages', 'The source package a Debian advisory fixes, from its title: `["linux"]`, `["ruby3.1"]`. Ubuntu\'s feed names no packages.'),
     string('vendor', 'The vendor or project (CISA KEV).'),
     string('product', "The product (CISA KEV), or Ubuntu's name for the software in a notice's title: `Linux kernel (Oracle)`, `OpenJPEG`."),

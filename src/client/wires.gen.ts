@@ -56,7 +56,7 @@ export interface WireFacets {
 export interface WireData {
   "news": { "tickers"?: string[]; };
   "edgar": { "cik"?: string; "company"?: string; "ticker"?: string; "tickers"?: string[]; "form"?: string; "accession"?: string; "filed"?: string; "items"?: string[]; "parties"?: { "role"?: string; "cik"?: string; "name"?: string; }[]; };
-  "cve": { "cves"?: string[]; "advisory"?: string; "packages"?: string[]; "vendor"?: string; "product"?: string; "kev"?: { "date_added"?: string; "due_date"?: string; "known_ransomware_use"?: string; }; "cwes"?: string[]; };
+  "cve": { "cves"?: string[]; "advisory"?: string; "cvss_score"?: number; "packages"?: string[]; "vendor"?: string; "product"?: string; "kev"?: { "date_added"?: string; "due_date"?: string; "known_ransomware_use"?: string; }; "cwes"?: string[]; };
   "reg": { "document_number"?: string; "type"?: string; "agencies"?: string[]; "citation"?: string; "effective_on"?: string; "comments_close_on"?: string; };
   "weather": { "event"?: string; "severity"?: string; "urgency"?: string; "certainty"?: string; "areas"?: string; "onset"?: string; "expires"?: string; "sender"?: string; "message_type"?: string; };
   "quake": { "mag"?: number; "mag_type"?: string; "place"?: string; "lat"?: number; "lon"?: number; "depth_km"?: number; "tsunami"?: boolean; "alert"?: string; "felt"?: number; "sig"?: number; "status"?: string; "event_id"?: string; };

@@ -197,6 +197,18 @@ const ubuntuUsn = withData((e) => {
 });
 
 /**
+ * ZDI's advisories give their id as the guid and their score in a fixed sentence of the
+ * description: `The ZDI has assigned a CVSS rating of 7.8.` (no vector, no version).
+ */
+const ZDI_CVSS = /The ZDI has assigned a CVSS rating of (\d{1,2}(?:\.\d)?)\b/;
+const ZDI_ID = /^ZDI-\d{2}-\d+$/;
+const zdi = withData((e) => {
+  const score = ZDI_CVSS.exec(e.summary ?? '')?.[1];
+  const id = e.id?.trim() ?? '';
+  return { advisory: ZDI_ID.test(id) ? id : /^ZDI-\d{2}-\d+/.exec(e.title?.trim() ?? '')?.[0], cvss_score: score !== undefined && Number(score) <= 10 ? Number(score) : undefined };
+});
+
+/**
  * GovInfo names each package by a documented id, its RSS guid: `BILLS-119hr1234ih` (the 119th
  * Congress, H.R. 1234, the version as introduced in the House), `PLAW-119publ45` (Public Law
  * 119-45), `USCOURTS-caDC-25-05310` (the D.C. Circuit's case 25-05310).
@@ -243,6 +255,7 @@ export function ruleFor(source: SourceDef): SourceRule | undefined {
   if (source.id.startsWith('wwr-')) return weWorkRemotely;
   if (source.id === 'sec-litigation') return secLitigation;
   if (source.id === 'debian-dsa') return debianDsa;
+  if (source.id === 'zdi') return zdi;
   if (source.id === 'govinfo-bills' || source.id === 'govinfo-plaw') return govinfoBills;
   if (source.id.startsWith('govinfo-uscourts-')) return govinfoCourts;
   if (source.id === 'ubuntu-usn') return ubuntuUsn;
