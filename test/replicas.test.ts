@@ -64,12 +64,16 @@ const balances = async (payer: string) => [await chain.balanceOf(payer), await c
  *  settling replica writes 'settled', so a balance alone does not mean the record is there. */
 async function settledJournal(payer: string): Promise<{ t: string; id: string }[]> {
   let records: { t: string; id: string }[] = [];
-  await until('the journal to record each outcome', async () => {
-    records = await journal(payer);
-    const open = new Set(records.filter((r) => r.t === 'accepted').map((r) => r.id));
-    for (const r of records) if (r.t === 'settled' || r.t === 'failed') open.delete(r.id);
-    return open.size === 0;
-  }, 10_000);
+  await until(
+    'the journal to record each outcome',
+    async () => {
+      records = await journal(payer);
+      const open = new Set(records.filter((r) => r.t === 'accepted').map((r) => r.id));
+      for (const r of records) if (r.t === 'settled' || r.t === 'failed') open.delete(r.id);
+      return open.size === 0;
+    },
+    10_000,
+  );
   return records;
 }
 
