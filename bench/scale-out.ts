@@ -1,36 +1,61 @@
 /**
- * Preview throughput of 1 and 2 replicas behind nginx, and what each request costs each
- * process (`npm run bench:scale-out`).
+ * Previews and paid calls over R replicas, through each front, on the cores this machine has
+ * (`npm run bench:scale-out`).
  *
- * Replica processes (replica mode, on a local redis-server, every wire loaded from a snapshot
- * at its cap) are pinned to core 0; nginx (one worker, the shipped wires-proxy.conf and
- * wires-replicas.conf upstream) and wrk (`-t1 -c10`) to core 1. Three runs of a free preview:
- * one replica direct, one behind nginx, two behind nginx. On two cores the second replica
- * shares the first one's core, so its throughput cannot show here; what can is the CPU time
- * each process spends per request (from /proc/<pid>/stat), from which the curve follows on
- * paper: with R cores for replicas and N for nginx, previews/s ≈ min(R / replica cost,
- * N / nginx cost), since a preview needs nothing shared.
+ * Replicas run in replica mode on one local redis-server, every wire loaded at its cap from a
+ * snapshot, each pinned to a core of its own: cores 0 … R-1, for R = 1, 2, 4, … up to the cores
+ * left after the load generator (on two cores, R = 1). The front and the load generator share
+ * the other cores. Fronts, for the free preview `/cve/preview?q=vulnerability` (wrk `--latency`):
+ *
+ *   - shared port: the replicas listen on one port (SHARED_PORT=1, SO_REUSEPORT) and the kernel
+ *     spreads the connections; nothing sits between client and replica. R = 1 is one replica
+ *     straight from the client, the baseline;
+ *   - nginx: the shipped wires-proxy.conf with the shipped replicas upstream, one worker per
+ *     front core.
+ *
+ * Each run reports requests/s, p50/p99 and the CPU time each process spends per request (from
+ * /proc/<pid>/stat): all replicas together, and the front. A preview needs nothing shared, so
+ * with F front cores previews/s ≈ min(R / replica cost, F / front cost): the CPU per request is
+ * what a two-core machine can show of a many-core curve, and the ratio front/replica is the
+ * figure the deployment guide quotes.
+ *
+ * Paid calls: the replicas share one port and settle optimistically through the devnet's
+ * facilitator; each request carries a fresh pre-signed authorization (bench/load.ts), so each
+ * is a claim in Redis, a journal entry, a hand-over and an outcome. Reported: paid calls/s, and
+ * Redis's CPU µs per paid call (its main thread does all the work), from which the paid calls
+ * one Redis core can serve follow.
+ *
+ * BENCH_SECONDS (10) per measured run; BENCH_PAID=0 skips the paid calls and the devnet.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { WIRES } from '../src/catalog/index.js';
+import type { DevnetInfo } from '../src/devnet/devnet.js';
 import { startRedis } from '../src/devnet/redis.js';
 import { saveWire } from '../src/ingest/snapshot.js';
 import { createIndexes } from '../src/service.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { DEPLOY, startNginx } from '../test/helpers/nginx.js';
+import { encodePayment, signPayment } from '../test/helpers/payments.js';
 import { spawnService, type ServiceProcess } from '../test/helpers/spawn-service.js';
+import type { LoadResult } from './placement.js';
 import { cpuSeconds } from './proc.js';
 import { syntheticItems } from './synthetic.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 10;
+const PAID = process.env.BENCH_PAID !== '0';
 const PATH = '/cve/preview?q=vulnerability';
-
-if (availableParallelism() < 2) throw new Error('bench:scale-out pins the replicas and the client to different cores: it needs two');
-const pin = (pid: number, core: number) => spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+const CORES = availableParallelism();
+if (CORES < 2) throw new Error('bench:scale-out pins the replicas and the client to different cores: it needs two');
+/** Replica counts: powers of two up to the cores left after one for the load generator. */
+const COUNTS = [1, 2, 4, 8, 16, 32, 64, 128].filter((r) => r <= CORES - 1);
+/** The cores after the first R: the front's and the load generator's. */
+const rest = (r: number) => `${r}-${CORES - 1}`;
+const pin = (pid: number, cores: string) => spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+const cpuUs = (pid: number) => cpuSeconds(pid) * 1e6;
 
 // Every wire at its cap, as a snapshot each replica loads at start.
 const template = mkdtempSync(join(tmpdir(), 'wires-scale-out-'));
@@ -43,38 +68,59 @@ const template = mkdtempSync(join(tmpdir(), 'wires-scale-out-'));
   }
 }
 const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'wires-scale-out-redis-')), appendfsync: 'everysec' });
-if (redis.pid) pin(redis.pid, 1);
+const redisPid = redis.pid!;
+// Redis and the devnet on the last core, which no replica takes.
+pin(redisPid, String(CORES - 1));
 
-async function replica(id: string): Promise<ServiceProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), `wires-scale-out-${id}-`));
-  cpSync(template, dataDir, { recursive: true });
-  const r = await spawnService({ DATA_DIR: dataDir, INGEST: '0', REDIS_URL: redis.url, REPLICA_ID: id, LOG_LEVEL: 'error' });
-  pin(r.child.pid!, 0);
-  for (;;) {
-    const h = (await (await fetch(`${r.url}/health`)).json()) as { status: string };
-    if (h.status !== 'starting') return r;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+let devnet: (DevnetInfo & { process: ChildProcess }) | null = null;
+if (PAID) {
+  const file = join(mkdtempSync(join(tmpdir(), 'wires-scale-out-devnet-')), 'devnet.json');
+  const child = spawn('taskset', ['-c', String(CORES - 1), process.execPath, fileURLToPath(new URL('../src/devnet/main.js', import.meta.url))], {
+    env: { ...process.env, DEVNET_FILE: file },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve) => child.stdout!.once('data', resolve));
+  devnet = { ...(JSON.parse(readFileSync(file, 'utf8')) as DevnetInfo), process: child };
 }
 
-/** User plus system CPU time of a process and its threads, in µs. */
-const cpuUs = (pid: number) => cpuSeconds(pid) * 1e6;
+/** R replicas on one port, replica i pinned to core i, every one serving before it returns. */
+async function replicas(count: number): Promise<{ port: number; set: ServiceProcess[] }> {
+  const port = await freePort();
+  const set: ServiceProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const dataDir = mkdtempSync(join(tmpdir(), `wires-scale-out-r${i}-`));
+    cpSync(template, dataDir, { recursive: true });
+    const env: Record<string, string> = { DATA_DIR: dataDir, INGEST: '0', REDIS_URL: redis.url, REPLICA_ID: `r${i}`, LOG_LEVEL: 'error', PORT: String(port), SHARED_PORT: '1' };
+    if (devnet) Object.assign(env, { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, SETTLEMENT: 'optimistic', OPTIMISTIC_MAX_UNSETTLED_USD: '1000' });
+    const r = await spawnService(env);
+    pin(r.child.pid!, String(i));
+    for (;;) {
+      const h = (await (await fetch(`${r.url}/health`)).json()) as { status: string };
+      if (h.status !== 'starting') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    set.push(r);
+  }
+  return { port, set };
+}
 
 interface Run {
   rps: number;
   p50_ms: number;
   p99_ms: number;
   non2xx: number;
-  /** CPU µs per request: each replica together, and nginx's worker. */
+  /** CPU µs per request: the replicas together, and the front (null: none). */
   replica_us: number;
-  nginx_us: number | null;
+  front_us: number | null;
 }
 
-async function wrk(url: string, replicas: ServiceProcess[], nginxWorker: number | null): Promise<Run> {
-  const pids = replicas.map((r) => r.child.pid!);
-  const before = pids.map(cpuUs);
-  const nginxBefore = nginxWorker ? cpuUs(nginxWorker) : 0;
-  const child: ChildProcess = spawn('taskset', ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** CPU time of a set of processes, in µs, read before and after a run. */
+const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuUs(pid), 0);
+
+async function wrk(url: string, replicaPids: number[], frontPids: number[], r: number): Promise<Run> {
+  const before = [cpuOf(replicaPids), cpuOf(frontPids)];
+  const threads = Math.max(1, Math.floor((CORES - r) / 2));
+  const child = spawn('taskset', ['-c', rest(r), 'wrk', `-t${threads}`, `-c${10 * r}`, `-d${SECONDS}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   await new Promise((resolve) => child.once('close', resolve));
@@ -83,54 +129,118 @@ async function wrk(url: string, replicas: ServiceProcess[], nginxWorker: number 
     const m = new RegExp(`\\s${p}%\\s+([0-9.]+)(us|ms|s)`).exec(out);
     return m ? Number(m[1]) * { us: 1e-3, ms: 1, s: 1000 }[m[2] as 'us' | 'ms' | 's'] : Number.NaN;
   };
-  const replicaUs = pids.reduce((sum, pid, i) => sum + cpuUs(pid) - before[i]!, 0);
   return {
-    rps: Number(/Requests\/sec:\s+([0-9.]+)/.exec(out)?.[1]),
+    rps: Math.round(Number(/Requests\/sec:\s+([0-9.]+)/.exec(out)?.[1])),
     p50_ms: +ms('50').toFixed(3),
     p99_ms: +ms('99').toFixed(3),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-    replica_us: +(replicaUs / requests).toFixed(1),
-    nginx_us: nginxWorker ? +((cpuUs(nginxWorker) - nginxBefore) / requests).toFixed(1) : null,
+    replica_us: +((cpuOf(replicaPids) - before[0]!) / requests).toFixed(1),
+    front_us: frontPids.length ? +((cpuOf(frontPids) - before[1]!) / requests).toFixed(1) : null,
   };
 }
 
-/** nginx with the shipped replicas upstream moved to `replicas`, its worker on core 1. */
-async function behindNginx(replicas: ServiceProcess[]) {
+/** nginx with the shipped replicas upstream pointed at `port`, a worker per front core. */
+async function behindNginx(port: number, r: number) {
   const shipped = /upstream wires \{([\s\S]*?)\n\}/.exec(readFileSync(join(DEPLOY, 'wires-replicas.conf'), 'utf8'))![1]!;
-  const servers = replicas.map((r) => `    server 127.0.0.1:${r.port} max_fails=2 fail_timeout=5s;`).join('\n');
-  const upstream = shipped.replace(/(\s*server .*\n?)+/, `\n${servers}\n`);
-  const proxy = await startNginx(await freePort(), upstream);
+  const upstream = shipped.replace(/(\s*server .*\n?)+/, `\n    server 127.0.0.1:${port} max_fails=2 fail_timeout=5s;\n`);
+  const workers = Math.max(1, Math.ceil((CORES - r) / 2));
+  const proxy = await startNginx(await freePort(), upstream, workers);
   const master = Number(readFileSync(join(proxy.dir, 'nginx.pid'), 'utf8'));
-  const worker = Number(
-    spawnSync('pgrep', ['-P', String(master)])
-      .stdout.toString()
-      .trim()
-      .split('\n')[0],
+  const children = spawnSync('pgrep', ['-P', String(master)])
+    .stdout.toString()
+    .trim()
+    .split('\n')
+    .map(Number);
+  for (const pid of [master, ...children]) pin(pid, rest(r));
+  return { proxy, workers: children };
+}
+
+/** Optimistic paid calls over the shared port, each with a fresh authorization; Redis's CPU per call. */
+async function paidCalls(port: number, replicaPids: number[], r: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'wires-scale-out-paid-'));
+  const payer = devnet!.payers[0]!;
+  const calls = 2000 * r;
+  const lines: string[] = [];
+  for (let i = 0; i < calls + 200; i++) lines.push(encodePayment((await signPayment({ amount: '5000', payTo: devnet!.payTo, privateKey: payer.privateKey })).payload));
+  writeFileSync(join(dir, 'warm.txt'), lines.slice(0, 200).join('\n'));
+  writeFileSync(join(dir, 'paid.txt'), lines.slice(200).join('\n'));
+  const url = `http://127.0.0.1:${port}/cve/latest?q=vulnerability&limit=3`;
+  const load = (file: string) => {
+    const child = spawn('taskset', ['-c', rest(r), process.execPath, fileURLToPath(new URL('./load.js', import.meta.url)), url, String(4 * r), String(SECONDS), file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    return new Promise<LoadResult>((resolve, reject) => child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('load generator failed')))));
+  };
+  await load(join(dir, 'warm.txt'));
+  const statsBefore = commandStats();
+  const before = [cpuUs(redisPid), cpuOf(replicaPids)];
+  const started = performance.now();
+  const res = await load(join(dir, 'paid.txt'));
+  const seconds = (performance.now() - started) / 1000;
+  // The settlements that follow (hand-over, outcome) are part of each call's Redis work.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const paid = res.statuses['200'] ?? 0;
+  // What Redis spent it on: each command's calls and CPU per paid call.
+  for (const [name, [calls, usec]] of commandStats()) {
+    const [calls0, usec0] = statsBefore.get(name) ?? [0, 0];
+    if (calls > calls0) commands[`${name} (R=${r})`] = { per_paid_call: +((calls - calls0) / Math.max(1, paid)).toFixed(2), us_per_paid_call: +((usec - usec0) / Math.max(1, paid)).toFixed(1) };
+  }
+  return {
+    paid_per_s: Math.round(paid / seconds),
+    p50_ms: res.p50,
+    p99_ms: res.p99,
+    other_statuses: Object.entries(res.statuses)
+      .filter(([s]) => s !== '200')
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' '),
+    replica_us: +((cpuOf(replicaPids) - before[1]!) / Math.max(1, paid)).toFixed(1),
+    redis_us: +((cpuUs(redisPid) - before[0]!) / Math.max(1, paid)).toFixed(1),
+  };
+}
+
+/** Redis's INFO commandstats: command → [calls, CPU µs]. */
+const commandStats = () =>
+  new Map(
+    Array.from(spawnSync('redis-cli', ['-u', redis.url, '--no-auth-warning', 'INFO', 'commandstats'], { encoding: 'utf8' }).stdout.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g), (m) => [
+      m[1]!,
+      [Number(m[2]), Number(m[3])] as const,
+    ]),
   );
-  pin(master, 1);
-  pin(worker, 1);
-  return { proxy, worker };
-}
-
-const [a, b] = [await replica('a'), await replica('b')];
-const results: Record<string, Run> = {};
-await wrk(`${a.url}${PATH}`, [a], null); // warm-up
-results['1 replica, direct'] = await wrk(`${a.url}${PATH}`, [a], null);
-for (const set of [[a], [a, b]]) {
-  const { proxy, worker } = await behindNginx(set);
-  await wrk(`${proxy.url}${PATH}`, set, worker); // warm-up
-  results[`${set.length} replica${set.length > 1 ? 's' : ''} behind nginx`] = await wrk(`${proxy.url}${PATH}`, set, worker);
+const commands: Record<string, { per_paid_call: number; us_per_paid_call: number }> = {};
+const previews: Record<string, Run> = {};
+const paid: Record<string, unknown> = {};
+for (const r of COUNTS) {
+  const { port, set } = await replicas(r);
+  const pids = set.map((s) => s.child.pid!);
+  const url = `http://127.0.0.1:${port}${PATH}`;
+  await wrk(url, pids, [], r); // warm-up
+  previews[`${r} replica${r > 1 ? 's' : ''}, shared port`] = await wrk(url, pids, [], r);
+  const { proxy, workers } = await behindNginx(port, r);
+  await wrk(`${proxy.url}${PATH}`, pids, workers, r); // warm-up
+  previews[`${r} replica${r > 1 ? 's' : ''}, nginx (${workers.length} worker${workers.length > 1 ? 's' : ''})`] = await wrk(`${proxy.url}${PATH}`, pids, workers, r);
   await proxy.stop();
+  if (devnet) paid[`${r} replica${r > 1 ? 's' : ''}, shared port`] = await paidCalls(port, pids, r);
+  await Promise.all(set.map((s) => s.kill()));
 }
-console.table(results);
 
-const one = results['1 replica behind nginx']!;
-const perCore = (us: number) => Math.round(1e6 / us);
-console.log(`a preview costs a replica ${one.replica_us} µs of CPU and nginx ${one.nginx_us} µs (wrk -c${CONNECTIONS}, ${SECONDS} s runs)`);
-console.log(`on paper, one core serves ${perCore(one.replica_us)} previews/s per replica and nginx forwards ${perCore(one.nginx_us!)}/s per worker core:`);
-for (const r of [1, 2, 4, 8]) {
-  const nginxCores = Math.ceil((r * one.nginx_us!) / one.replica_us);
-  console.log(`  ${r} replica core(s) + ${nginxCores} nginx core(s): about ${Math.min(r * perCore(one.replica_us), nginxCores * perCore(one.nginx_us!))} previews/s`);
+console.log(`${CORES} cores; replica i on core i, the front and the load generator on cores ${rest(COUNTS.at(-1)!)}; ${SECONDS} s runs after a warm-up`);
+console.log('previews (wrk -c10 per replica):');
+console.table(previews);
+const base = previews['1 replica, shared port']!;
+const proxied = Object.entries(previews).find(([k]) => k.startsWith('1 replica, nginx'))![1];
+console.log(
+  `per preview: a replica ${proxied.replica_us} µs of CPU, nginx ${proxied.front_us} µs (${(proxied.front_us! / proxied.replica_us).toFixed(2)}× the replica); a shared port adds no process (one replica direct: ${base.replica_us} µs)`,
+);
+console.log(`on paper, per core: ${Math.round(1e6 / base.replica_us)} previews/s per replica; nginx forwards ${Math.round(1e6 / proxied.front_us!)}/s per worker`);
+if (devnet) {
+  console.log('optimistic paid calls (bench/load.ts, 4 connections per replica, a fresh authorization each):');
+  console.table(paid);
+  console.log("Redis's commands per paid call (INFO commandstats over the measured run):");
+  console.table(commands);
+  const one = paid['1 replica, shared port'] as { redis_us: number };
+  console.log(`Redis: ${one.redis_us} µs of its CPU per paid call, so one Redis core serves about ${Math.round(1e6 / one.redis_us)} paid calls/s (target ≥ 50,000: ≤ 20 µs)`);
+  devnet.process.kill('SIGTERM');
 }
-await Promise.all([a.kill(), b.kill()]);
 await redis.stop();

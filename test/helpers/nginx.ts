@@ -23,8 +23,9 @@ export interface Nginx {
 /**
  * nginx on `port` in front of `upstream`: the body of the `upstream wires` block (its `server`
  * lines, or a shipped file's whole block body). Keepalive settings are added when it has none.
+ * One worker unless `workers` says more (bench:scale-out gives it the cores left to the front).
  */
-export async function startNginx(port: number, upstream: string): Promise<Nginx> {
+export async function startNginx(port: number, upstream: string, workers = 1): Promise<Nginx> {
   const base = `http://127.0.0.1:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'wires-nginx-'));
   // nginx run as root serves from unprivileged workers, which need to reach the temp paths.
@@ -32,7 +33,7 @@ export async function startNginx(port: number, upstream: string): Promise<Nginx>
   const q = (p: string) => JSON.stringify(p);
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `worker_processes 1;
+    `worker_processes ${workers};
 pid ${q(join(dir, 'nginx.pid'))};
 error_log ${q(join(dir, 'error.log'))} info;
 events { worker_connections 256; }
