@@ -107,7 +107,7 @@ describe('the demo corpus, as served', () => {
     const notPlayed = readRealIndex()
       .filter((c) => !fixtures.played[c.sourceId]?.startsWith('real/'))
       .map((c) => c.sourceId);
-    assert.deepEqual([...new Set(notPlayed)].sort(), ['edgar', 'fed-press', 'fedreg-rule', 'remotive', 'status-azure', 'usaspending-over-10m']);
+    assert.deepEqual([...new Set(notPlayed)].sort(), ['cpsc-recalls', 'edgar', 'fed-press', 'fedreg-rule', 'remotive', 'status-azure', 'usaspending-over-10m']);
     for (const s of SOURCES) assert.match(fixtures.played[s.id] ?? '', /^(real|feeds)\//, s.id);
   });
 

@@ -55,6 +55,8 @@ export interface RealCapture {
  *   an award date;
  * - the Azure status capture: Azure lists only active incidents, and that day it had none, so
  *   its channel is empty and the demo's Azure wire would be too;
+ * - the CPSC capture: its dates are `Month D, YYYY` with no time, which the date shifter does
+ *   not move (CPSC's feed is read for its items, not replayed);
  * - the Federal Reserve's 2016 `press_all` capture: moved to now beside the 2026 `press_monetary`
  *   capture, the same kind of story ("Federal Reserve issues FOMC statement") would be served
  *   under `fed` and `fomc` with two different links, which the real feeds never do.
