@@ -165,6 +165,7 @@ async function paidCalls(port: number, replicaPids: number[], r: number) {
   writeFileSync(join(dir, 'warm.txt'), lines.slice(0, 200).join('\n'));
   writeFileSync(join(dir, 'paid.txt'), lines.slice(200).join('\n'));
   const url = `http://127.0.0.1:${port}/cve/latest?q=vulnerability&limit=3`;
+  // bench/placement.ts's runLoad pins this process when imported; here every process is placed by core list.
   const load = (file: string) => {
     const child = spawn('taskset', ['-c', rest(r), process.execPath, fileURLToPath(new URL('./load.js', import.meta.url)), url, String(4 * r), String(SECONDS), file], {
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -79,7 +79,7 @@ export const WIRE_FIELDS: Readonly<Record<string, readonly FieldDef[]>> = {
   ],
   cve: [
     strings('cves', 'The CVE ids the advisory names.'),
-    string('advisory', 'The advisory id: `DSA-5681-1` (Debian, from the title), `USN-7758-4` (Ubuntu, from the title), `ZDI-26-1101` (ZDI, its guid).'),
+    string('advisory', 'The advisory id: `DSA-5681-1` (Debian, from the title), `USN-7758-4` (Ubuntu, from the title), `ZDI-26-1101` (ZDI, from the title).'),
     number(
       'cvss_score',
       "The CVSS base score the advisory states: ZDI's (`The ZDI has assigned a CVSS rating of 7.8.`), which gives no vector or version. CISA's catalogue and the distributions' and Microsoft's feeds state none.",

@@ -94,8 +94,10 @@ export interface CarriesFragments {
   readonly fragments: Fragments;
 }
 
-/** The JSON fragments of an item's own fields, as `storeItem` keeps them. */
+/** The JSON fragments of an item's own fields, as `storeItem` keeps them (the item's own, when it carries them). */
 export function fragmentsOf(item: Item): Fragments {
+  const carried = (item as Partial<CarriesFragments>).fragments;
+  if (carried) return carried;
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
   // that every young-generation GC copies while the item is new and every full GC marks after.
   // `join` makes one flat string (see bench:ingest's scavenge figures in docs/benchmarks.md).
@@ -156,9 +158,9 @@ function shared(name: string): string {
 
 /**
  * Stores an item under its sequence number. `fragments`, when the caller has built them
- * (to compare a re-sent item with the stored one) or the item carries them, are not built again.
+ * (to compare a re-sent item with the stored one), are not built again.
  */
-export function storeItem(item: Item, seq: number, fragments: Fragments = (item as Partial<CarriesFragments>).fragments ?? fragmentsOf(item)): StoredItem {
+export function storeItem(item: Item, seq: number, fragments: Fragments = fragmentsOf(item)): StoredItem {
   const { jsonHead, jsonSummary, jsonData } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;

@@ -186,26 +186,26 @@ const secLitigation = withData((e) => ({ release_number: e.authors?.[0] }));
  * package name: the feed lists no packages).
  */
 const DSA_TITLE = /^(DSA-\d+-\d+)\s+(\S+)\s+-\s/;
-const USN_TITLE = /^(USN-\d+-\d+):\s+(.+?)\s+(?:vulnerability|vulnerabilities|regression|update)\s*$/i;
+/** The software is read only when the title ends in one of Ubuntu's words for a notice. */
+const USN_TITLE = /^(USN-\d+-\d+):\s*(?:(.+?)\s+(?:vulnerability|vulnerabilities|regression|update)\s*$)?/i;
 const debianDsa = withData((e) => {
   const m = DSA_TITLE.exec(e.title?.trim() ?? '');
   return { advisory: m?.[1], packages: m ? [m[2]!] : undefined };
 });
 const ubuntuUsn = withData((e) => {
   const m = USN_TITLE.exec(e.title?.trim() ?? '');
-  return { advisory: m?.[1] ?? /^USN-\d+-\d+/.exec(e.title?.trim() ?? '')?.[0], product: m?.[2] };
+  return { advisory: m?.[1], product: m?.[2] };
 });
 
 /**
- * ZDI's advisories give their id as the guid and their score in a fixed sentence of the
- * description: `The ZDI has assigned a CVSS rating of 7.8.` (no vector, no version).
+ * ZDI's advisories start their title with their id (`ZDI-26-1101: …`, also their guid) and
+ * give their score in a fixed sentence of the description: `The ZDI has assigned a CVSS
+ * rating of 7.8.` (no vector, no version).
  */
 const ZDI_CVSS = /The ZDI has assigned a CVSS rating of (\d{1,2}(?:\.\d)?)\b/;
-const ZDI_ID = /^ZDI-\d{2}-\d+$/;
 const zdi = withData((e) => {
-  const score = ZDI_CVSS.exec(e.summary ?? '')?.[1];
-  const id = e.id?.trim() ?? '';
-  return { advisory: ZDI_ID.test(id) ? id : /^ZDI-\d{2}-\d+/.exec(e.title?.trim() ?? '')?.[0], cvss_score: score !== undefined && Number(score) <= 10 ? Number(score) : undefined };
+  const score = Number(ZDI_CVSS.exec(e.summary ?? '')?.[1]);
+  return { advisory: /^ZDI-\d{2}-\d+/.exec(e.title?.trim() ?? '')?.[0], cvss_score: score <= 10 ? score : undefined };
 });
 
 /**
