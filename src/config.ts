@@ -49,6 +49,8 @@ export interface Config {
   fetchTimeoutSec: number;
   /** Bearer token /metrics requires; null: open. */
   metricsToken: string | null;
+  /** HTTPS and WSS on PORT with this certificate and key (PEM files); null: plain HTTP. */
+  tls: { cert: string; key: string } | null;
   /** Open /stream connections at most. */
   streamMaxConnections: number;
   /** Failed payments a client address may make in a burst (0: no limit), and refilled per minute. */
@@ -181,6 +183,12 @@ export const OPTIONS: readonly OptionDef[] = [
   { env: 'REDIS_LEASE_SEC', default: '10', doc: "Replica mode: the ingesting leader's lease; when the leader dies, another replica starts polling within this time." },
   { env: 'REDIS_JOURNAL_DAYS', default: '7', doc: 'Replica mode: days of payment records the Redis journal stream keeps (about 1 KB each, in Redis memory).' },
   { env: 'METRICS_TOKEN', default: '', doc: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open (keep it off the public proxy).', secret: true },
+  {
+    env: 'TLS_CERT_FILE',
+    default: '',
+    doc: 'With `TLS_KEY_FILE`: the service serves HTTPS and WSS itself with this PEM certificate (chain included), TLS 1.2 and 1.3 only. Reloaded on `SIGHUP` and when either file changes, with no restart (docs/deployment.md#tls-without-a-proxy). A pair that does not load stops the start (exit 2). Unset: plain HTTP, for a proxy in front.',
+  },
+  { env: 'TLS_KEY_FILE', default: '', doc: "The certificate's PEM private key; set with `TLS_CERT_FILE`." },
 ];
 
 export class ConfigError extends Error {
@@ -262,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     snapshotIntervalSec: int('SNAPSHOT_INTERVAL_SEC', 5, 86_400),
     fetchTimeoutSec: int('FETCH_TIMEOUT_SEC', 1, 300),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
+    tls: loadTls(env),
     streamMaxConnections: int('STREAM_MAX_CONNECTIONS', 1, 1_000_000),
     failedPayments: { burst: int('FAILED_PAYMENTS_BURST', 0, 1_000_000), perMinute: int('FAILED_PAYMENTS_PER_MIN', 1, 1_000_000) },
     memoryShedAt: int('MEMORY_SHED_AT', 1, 100) / 100,
@@ -336,4 +345,12 @@ function loadSettlement(get: (name: string) => string, int: (name: string, min: 
     optimisticRelease: release,
     settleTimeoutSec: int('SETTLE_TIMEOUT_SEC', 1, 120),
   };
+}
+
+function loadTls(env: NodeJS.ProcessEnv): Config['tls'] {
+  const cert = env.TLS_CERT_FILE?.trim() || '';
+  const key = env.TLS_KEY_FILE?.trim() || '';
+  if (!cert && !key) return null;
+  if (!cert || !key) throw new ConfigError(`TLS_CERT_FILE and TLS_KEY_FILE are set together or not at all; only ${cert ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'} is`);
+  return { cert: resolve(cert), key: resolve(key) };
 }

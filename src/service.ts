@@ -10,6 +10,7 @@ import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catal
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, ListenError, type RunningServer } from './http/server.js';
+import { type Certificate, CertificateReloader, migratesQueuedConnections, readCertificate } from './http/tls.js';
 import type { StreamEndpoint } from './http/stream.js';
 import type { StreamTiming } from './stream/protocol.js';
 import { buildRouteRuntimes } from './http/route-runtime.js';
@@ -170,8 +171,19 @@ export interface StartOptions {
   streamTiming?: StreamTiming;
 }
 
+/** The configured certificate, known to load with its key, or a refusal to start saying why. */
+function startCertificate(config: Readonly<Config>): Certificate | null {
+  if (!config.tls) return null;
+  try {
+    return readCertificate(config.tls);
+  } catch (err) {
+    throw new StartupError(`TLS_CERT_FILE and TLS_KEY_FILE do not load: ${(err as Error).message}`);
+  }
+}
+
 export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
   checkCatalog();
+  const certificate = startCertificate(config);
   const uws = startUws(config);
   // Journal and snapshots live here: only the service's user may read them, and only one
   // instance may use them.
@@ -184,14 +196,14 @@ export async function startService(config: Readonly<Config>, opts: StartOptions 
     throw err;
   }
   try {
-    return await startLocked(config, opts, uws, lock);
+    return await startLocked(config, opts, uws, lock, certificate);
   } catch (err) {
     lock.release();
     throw err;
   }
 }
 
-async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: LoadedUws, lock: DataLock): Promise<Service> {
+async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: LoadedUws, lock: DataLock, certificate: Certificate | null): Promise<Service> {
   let pay: PaymentsSetup | null = null;
   if (config.paymentsProblem) {
     log.warn(`PAYMENTS DISABLED: ${config.paymentsProblem}. Paid routes answer 503 until it is fixed.`);
@@ -322,8 +334,18 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     { name: 'retry_body_bytes', drop: () => pay?.payments.dropRetryBodies() ?? 0 },
   ]);
   let server: RunningServer;
+  let certificates: CertificateReloader | null = null;
   try {
-    server = await listen(createApp(deps), deps);
+    const built = createApp(deps);
+    server = await listen(built, deps);
+    if (config.tls && certificate) {
+      const running = server;
+      certificates = new CertificateReloader((files) => running.serve(built.another(files)), config.tls, certificate);
+      certificates.start();
+      if (migratesQueuedConnections() === false) {
+        log.warn('net.ipv4.tcp_migrate_req is 0: a certificate reload resets the connections queued on the port at that instant; set it to 1 (deploy/sysctl/60-wires.conf)');
+      }
+    }
   } catch (err) {
     tickerMap.stop();
     await pool?.destroy();
@@ -332,7 +354,14 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     connections.stop();
     throw err instanceof ListenError ? new StartupError(err.message) : err;
   }
-  log.info('listening', { host: config.host, port: server.port, pay_to: config.payTo, ingest: config.ingest, allocator: runningOn });
+  log.info('listening', {
+    host: config.host,
+    port: server.port,
+    tls: certificate ? { names: certificate.names, serial: certificate.serial, not_after: certificate.notAfter } : false,
+    pay_to: config.payTo,
+    ingest: config.ingest,
+    allocator: runningOn,
+  });
   warnOnLowFdLimit(limit, config.streamMaxConnections);
 
   const allWires = wires;
@@ -374,6 +403,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
       clearInterval(snapshotTimer);
       memory.stop();
       connections.stop();
+      certificates?.stop();
       server.close();
       scheduler?.stop();
       websub?.stop();

@@ -45,12 +45,14 @@ import {
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
 import { timingSafeEqual } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
 import type { CallbackAnswer, WebSubCallbacks } from '../ingest/websub.js';
 import type { ConnectionGuard } from './connection-guard.js';
-import { attachStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
+import { appOptions, type TlsFiles } from './tls.js';
+import { createStream, STREAM_PATH, streamOffers, type StreamEndpoint } from './stream.js';
 import type { StreamTiming } from '../stream/protocol.js';
 
 export interface ServerDeps {
@@ -79,6 +81,11 @@ export interface ServerDeps {
 
 export interface RunningServer {
   port: number;
+  /**
+   * Moves the port to this app: it listens beside the current one (port reuse), then the
+   * current one stops listening and keeps serving the connections it has.
+   */
+  serve(app: TemplatedApp): Promise<void>;
   close(): void;
 }
 
@@ -395,28 +402,28 @@ function websubHandler(deps: ServerDeps) {
 const TOO_MANY_CONNECTIONS = apiError(503, 'too_many_connections', 'This server is near its limit of open connections; retry in a few seconds (another replica may have room).');
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
-export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: StreamEndpoint } {
+export interface BuiltApp {
+  app: TemplatedApp;
+  stream: StreamEndpoint;
+  /**
+   * A new app with every route, the same state and the same streams' hub, serving TLS with
+   * these files (a certificate reload: see tls.ts).
+   */
+  another(tls: TlsFiles): TemplatedApp;
+}
+
+export function createApp(deps: ServerDeps): BuiltApp {
   const offers = streamOffers(deps.config, deps.payments !== null);
   const handlers = buildHandlers(deps, offers);
   // Requests that are no WebSocket upgrade reach the dispatcher.
   handlers.set(STREAM_PATH, (res, _req, method) => sendError(res, method, UPGRADE_REQUIRED, false, [['Upgrade', 'websocket']]));
   handlers.set('/metrics', () => {}); // a slot for its own requests; the handler follows
   const stats = new RequestStats([...handlers.keys(), ...(deps.websub ? [WEBSUB_SLOT] : []), OTHER_ROUTE]);
-  const app = deps.uws.uws.App();
-  const guard = deps.connections;
-  if (guard) {
-    // Every connection's open and close (see connection-guard.ts): one refused is answered
-    // before its request is read, and closed, which frees its descriptor at once.
-    app.filter((res, count) => {
-      if (Number(count) < 0) return guard.closed();
-      if (!guard.opened()) res.cork(() => sendError(res, 'get', TOO_MANY_CONNECTIONS, true, UNAVAILABLE_RETRY));
-    });
-  }
-  const stream = attachStream(app, { ...deps, offers }, stats);
+  const stream = createStream({ ...deps, offers }, stats);
   handlers.set('/metrics', metricsHandler(deps.metrics(stats, stream), deps.config.metricsToken));
   const mcpPost = mcpHandler(deps);
   const websub = deps.websub ? websubHandler(deps) : null;
-  app.any('/*', (res, req) => {
+  const dispatch = (res: HttpResponse, req: HttpRequest) => {
     let method: Method = 'get';
     const start = performance.now();
     try {
@@ -462,8 +469,23 @@ export function createApp(deps: ServerDeps): { app: TemplatedApp; stream: Stream
         /* the response was already (partly) written */
       }
     }
-  });
-  return { app, stream };
+  };
+  const guard = deps.connections;
+  const make = (tls: TlsFiles | null) => {
+    const app = tls ? deps.uws.uws.SSLApp(appOptions(tls)) : deps.uws.uws.App();
+    if (guard) {
+      // Every connection's open and close (see connection-guard.ts): one refused is answered
+      // before its request is read, and closed, which frees its descriptor at once.
+      app.filter((res, count) => {
+        if (Number(count) < 0) return guard.closed();
+        if (!guard.opened()) res.cork(() => sendError(res, 'get', TOO_MANY_CONNECTIONS, true, UNAVAILABLE_RETRY));
+      });
+    }
+    stream.route(app);
+    app.any('/*', dispatch);
+    return app;
+  };
+  return { app: make(deps.config.tls), stream, another: make };
 }
 
 function safeUrl(req: HttpRequest): string {
@@ -484,25 +506,59 @@ export class ListenError extends Error {
   override name = 'ListenError';
 }
 
-export function listen({ app, stream }: { app: TemplatedApp; stream: StreamEndpoint }, deps: ServerDeps): Promise<RunningServer> {
-  const { uws } = deps.uws;
-  return new Promise((resolve, reject) => {
-    // Exclusively: by default this build listens with port reuse, and a second instance on
-    // the same port would start without error and take half of the connections. Replicas
-    // that share a box's port ask for exactly that (SHARED_PORT).
-    const options = deps.config.redis?.sharedPort ? SHARED : EXCLUSIVE_PORT;
-    listenWithOptions(app)(deps.config.host, deps.config.port, options, (socket: us_listen_socket | false) => {
-      if (!socket) return reject(new ListenError(`cannot listen on ${deps.config.host}:${deps.config.port}: the port is in use by another process, or the address is not this machine's`));
-      resolve({
-        port: uws.us_socket_local_port(socket as never),
-        // App.close() also drops open keep-alive connections, so a graceful stop does not
-        // wait on idle clients.
-        close: () => {
-          stream.close();
-          uws.us_listen_socket_close(socket);
-          app.close();
-        },
-      });
+/**
+ * The port, if an exclusive listener can take it now (it cannot when other sockets share it by
+ * port reuse); port 0: a free port.
+ */
+function freePort(host: string, port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(null));
+    probe.listen({ host, port, exclusive: true }, () => {
+      const { port: bound } = probe.address() as AddressInfo;
+      probe.close(() => resolve(bound));
     });
   });
 }
+
+export async function listen({ app, stream }: BuiltApp, deps: ServerDeps): Promise<RunningServer> {
+  const { uws } = deps.uws;
+  const { host } = deps.config;
+  let port = deps.config.port;
+  // Exclusively: by default this build listens with port reuse, and a second instance on the
+  // same port would start without error and take half of the connections. Replicas that
+  // share a box's port ask for exactly that (SHARED_PORT). With TLS the port is listened with
+  // reuse, so that a certificate reload can listen beside the current app before it stops
+  // (RunningServer.serve); a second instance is then refused by a probe first, which also
+  // chooses the port for PORT=0 (Linux shares no port it chose itself).
+  const shared = Boolean(deps.config.redis?.sharedPort);
+  if (deps.config.tls && !shared) {
+    const free = await freePort(host, port);
+    if (free === null) throw new ListenError(inUse(host, port));
+    port = free;
+  }
+  const on = (next: TemplatedApp, at: number, options: number) =>
+    new Promise<us_listen_socket>((resolve, reject) => listenWithOptions(next)(host, at, options, (socket) => (socket ? resolve(socket) : reject(new ListenError(inUse(host, at))))));
+  let socket = await on(app, port, shared || deps.config.tls ? SHARED : EXCLUSIVE_PORT);
+  const bound = uws.us_socket_local_port(socket as never);
+  const apps = [app];
+  return {
+    port: bound,
+    async serve(next) {
+      const listening = await on(next, bound, SHARED);
+      // From here new connections reach the new app; the old one keeps those it has.
+      uws.us_listen_socket_close(socket);
+      socket = listening;
+      apps.push(next);
+    },
+    // App.close() also drops open keep-alive connections, so a graceful stop does not wait on
+    // idle clients.
+    close: () => {
+      stream.close();
+      uws.us_listen_socket_close(socket);
+      for (const a of apps) a.close();
+    },
+  };
+}
+
+const inUse = (host: string, port: number) => `cannot listen on ${host}:${port}: the port is in use by another process, or the address is not this machine's`;

@@ -14,7 +14,7 @@
  * ends expired streams and drops consumers that stopped reading.
  */
 import { facetsOf } from '../catalog/facets.js';
-import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { log } from '../log.js';
 import { presentPayment, type Intake } from '../pay/intake.js';
@@ -68,6 +68,11 @@ interface Conn {
 
 export interface StreamEndpoint {
   hub: StreamHub;
+  /**
+   * Serves the stream on this app too, and publishes to its subscribers from then on (the
+   * app a certificate reload starts: see tls.ts; the previous app keeps its open streams).
+   */
+  route(app: TemplatedApp): void;
   /** Open connections. */
   readonly connections: number;
   /** Ends every stream with 1001 and stops the sweep. */
@@ -113,13 +118,21 @@ const MAX_COMBINED_OFFERS = 256;
 
 /** An empty paid body: a block's purchase returns its paid time, not data. */
 
-export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: RequestStats): StreamEndpoint {
+export function createStream(deps: StreamDeps, stats: RequestStats): StreamEndpoint {
   const statsSlot = stats.slot(STREAM_PATH);
   const { config, payments } = deps;
   const streams = streamWires();
   const offers = deps.offers;
   const timing = deps.streamTiming ?? STREAM_TIMING;
-  const hub = new StreamHub(deps.wires, (topic, message) => app.publish(topic, message), timing.blockMs);
+  // One app, or after a certificate reload also the apps whose connections are still open.
+  const apps: TemplatedApp[] = [];
+  const hub = new StreamHub(
+    deps.wires,
+    (topic, message) => {
+      for (const app of apps) app.publish(topic, message);
+    },
+    timing.blockMs,
+  );
   const open = new Set<Conn>();
   const wireNames = [...streams.keys()];
   // Every parameter any wire's subscription takes; each wire then refuses those not its own.
@@ -169,7 +182,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   const upgradeError = (res: HttpResponse, err: ApiError, headers: readonly (readonly [string, string])[] = []) => sendError(res, 'get', err, false, headers);
 
-  app.ws<Conn>(STREAM_PATH, {
+  const behavior: WebSocketBehavior<Conn> = {
     maxPayloadLength: MAX_MESSAGE_BYTES,
     idleTimeout: IDLE_TIMEOUT_SEC,
     sendPingsAutomatically: true,
@@ -325,7 +338,7 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
       for (const sub of conn.subs.values()) hub.subscriptions.release(sub);
       conn.subs.clear();
     },
-  });
+  };
 
   const subscribe = (conn: Conn, ws: WebSocket<Conn>, wanted: Wanted) => {
     if (!conn.subs.has(wanted.key)) {
@@ -402,6 +415,10 @@ export function attachStream(app: TemplatedApp, deps: StreamDeps, stats: Request
 
   return {
     hub,
+    route(app) {
+      app.ws<Conn>(STREAM_PATH, behavior);
+      apps.push(app);
+    },
     get connections() {
       return open.size;
     },
