@@ -10,6 +10,8 @@
  *   - shared port: the replicas listen on one port (SHARED_PORT=1, SO_REUSEPORT) and the kernel
  *     spreads the connections; nothing sits between client and replica. R = 1 is one replica
  *     straight from the client, the baseline;
+ *   - shared port with TLS: the same, the replicas serving HTTPS themselves (TLS_CERT_FILE, an
+ *     ECDSA P-256 certificate made here; wrk keeps its connections, as clients of a paid API do);
  *   - nginx: the shipped wires-proxy.conf with the shipped replicas upstream, one worker per
  *     front core.
  *
@@ -29,6 +31,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,22 +87,42 @@ if (PAID) {
   devnet = { ...(JSON.parse(readFileSync(file, 'utf8')) as DevnetInfo), process: child };
 }
 
+// A self-signed certificate for the TLS runs.
+const certDir = mkdtempSync(join(tmpdir(), 'wires-scale-out-tls-'));
+const TLS = { TLS_CERT_FILE: join(certDir, 'tls.crt'), TLS_KEY_FILE: join(certDir, 'tls.key') };
+spawnSync(
+  'openssl',
+  ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-keyout', TLS.TLS_KEY_FILE, '-out', TLS.TLS_CERT_FILE],
+  {
+    stdio: 'ignore',
+  },
+);
+
+/** A replica's /health status, over HTTPS (its certificate is this bench's own) or HTTP. */
+function healthStatus(port: number, tls: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const get = tls ? httpsGet : httpGet;
+    get({ host: '127.0.0.1', port, path: '/health', rejectUnauthorized: false, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve((JSON.parse(body) as { status: string }).status));
+    }).on('error', reject);
+  });
+}
+
 /** R replicas on one port, replica i pinned to core i, every one serving before it returns. */
-async function replicas(count: number): Promise<{ port: number; set: ServiceProcess[] }> {
+async function replicas(count: number, tls = false): Promise<{ port: number; set: ServiceProcess[] }> {
   const port = await freePort();
   const set: ServiceProcess[] = [];
   for (let i = 0; i < count; i++) {
     const dataDir = mkdtempSync(join(tmpdir(), `wires-scale-out-r${i}-`));
     cpSync(template, dataDir, { recursive: true });
     const env: Record<string, string> = { DATA_DIR: dataDir, INGEST: '0', REDIS_URL: redis.url, REPLICA_ID: `r${i}`, LOG_LEVEL: 'error', PORT: String(port), SHARED_PORT: '1' };
+    if (tls) Object.assign(env, TLS);
     if (devnet) Object.assign(env, { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, SETTLEMENT: 'optimistic', OPTIMISTIC_MAX_UNSETTLED_USD: '1000' });
     const r = await spawnService(env);
     pin(r.child.pid!, String(i));
-    for (;;) {
-      const h = (await (await fetch(`${r.url}/health`)).json()) as { status: string };
-      if (h.status !== 'starting') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    while ((await healthStatus(port, tls)) === 'starting') await new Promise((resolve) => setTimeout(resolve, 100));
     set.push(r);
   }
   return { port, set };
@@ -224,6 +248,12 @@ for (const r of COUNTS) {
   await proxy.stop();
   if (devnet) paid[`${r} replica${r > 1 ? 's' : ''}, shared port`] = await paidCalls(port, pids, r);
   await Promise.all(set.map((s) => s.kill()));
+  const secure = await replicas(r, true);
+  const securePids = secure.set.map((s) => s.child.pid!);
+  const secureUrl = `https://127.0.0.1:${secure.port}${PATH}`;
+  await wrk(secureUrl, securePids, [], r); // warm-up
+  previews[`${r} replica${r > 1 ? 's' : ''}, shared port with TLS`] = await wrk(secureUrl, securePids, [], r);
+  await Promise.all(secure.set.map((s) => s.kill()));
 }
 
 console.log(`${CORES} cores; replica i on core i, the front and the load generator on cores ${rest(COUNTS.at(-1)!)}; ${SECONDS} s runs after a warm-up`);
@@ -233,6 +263,10 @@ const base = previews['1 replica, shared port']!;
 const proxied = Object.entries(previews).find(([k]) => k.startsWith('1 replica, nginx'))![1];
 console.log(
   `per preview: a replica ${proxied.replica_us} µs of CPU, nginx ${proxied.front_us} µs (${(proxied.front_us! / proxied.replica_us).toFixed(2)}× the replica); a shared port adds no process (one replica direct: ${base.replica_us} µs)`,
+);
+const secure = previews['1 replica, shared port with TLS']!;
+console.log(
+  `TLS on the replica's own port (kept-alive connections): ${secure.replica_us} µs per preview against ${base.replica_us} µs in plain HTTP, ${(secure.replica_us / base.replica_us).toFixed(2)}× (no front process)`,
 );
 console.log(`on paper, per core: ${Math.round(1e6 / base.replica_us)} previews/s per replica; nginx forwards ${Math.round(1e6 / proxied.front_us!)}/s per worker`);
 if (devnet) {
