@@ -13,7 +13,10 @@
  *   - shared port with TLS: the same, the replicas serving HTTPS themselves (TLS_CERT_FILE, an
  *     ECDSA P-256 certificate made here; wrk keeps its connections, as clients of a paid API do);
  *   - nginx: the shipped wires-proxy.conf with the shipped replicas upstream, one worker per
- *     front core.
+ *     front core;
+ *   - HAProxy (Debian's), the alternative the deployment guide weighs: `mode http` (keep-alive
+ *     to the replicas) and `mode tcp` (bytes only: no JSON errors, no header whitelist, no client
+ *     address without the PROXY protocol), a thread per front core. Skipped when not installed.
  *
  * Each run reports requests/s, p50/p99 and the CPU time each process spends per request (from
  * /proc/<pid>/stat): all replicas together, and the front. A preview needs nothing shared, so
@@ -179,6 +182,32 @@ async function behindNginx(port: number, r: number) {
   return { proxy, workers: children };
 }
 
+/** HAProxy in front of `port`, a thread per front core; null when it is not installed. */
+async function behindHaproxy(port: number, r: number, mode: 'http' | 'tcp') {
+  if (spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status !== 0) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'wires-scale-out-haproxy-'));
+  const listen = await freePort();
+  const threads = Math.max(1, Math.ceil((CORES - r) / 2));
+  const http = mode === 'http' ? '  option http-keep-alive\n  http-reuse always\n' : '';
+  writeFileSync(
+    join(dir, 'haproxy.cfg'),
+    `global\n  nbthread ${threads}\n  maxconn 4000\ndefaults\n  mode ${mode}\n  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n${http}` +
+      `frontend front\n  bind 127.0.0.1:${listen}\n  default_backend replicas\nbackend replicas\n  server shared 127.0.0.1:${port}\n`,
+  );
+  const child = spawn('taskset', ['-c', rest(r), 'haproxy', '-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (;;) {
+    if (
+      await fetch(`http://127.0.0.1:${listen}/health`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url: `http://127.0.0.1:${listen}`, pid: child.pid!, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
+}
+
 /** Optimistic paid calls over the shared port, each with a fresh authorization; Redis's CPU per call. */
 async function paidCalls(port: number, replicaPids: number[], r: number) {
   const dir = mkdtempSync(join(tmpdir(), 'wires-scale-out-paid-'));
@@ -246,6 +275,13 @@ for (const r of COUNTS) {
   await wrk(`${proxy.url}${PATH}`, pids, workers, r); // warm-up
   previews[`${r} replica${r > 1 ? 's' : ''}, nginx (${workers.length} worker${workers.length > 1 ? 's' : ''})`] = await wrk(`${proxy.url}${PATH}`, pids, workers, r);
   await proxy.stop();
+  for (const mode of ['http', 'tcp'] as const) {
+    const haproxy = await behindHaproxy(port, r, mode);
+    if (!haproxy) continue;
+    await wrk(`${haproxy.url}${PATH}`, pids, [haproxy.pid], r); // warm-up
+    previews[`${r} replica${r > 1 ? 's' : ''}, HAProxy mode ${mode}`] = await wrk(`${haproxy.url}${PATH}`, pids, [haproxy.pid], r);
+    await haproxy.stop();
+  }
   if (devnet) paid[`${r} replica${r > 1 ? 's' : ''}, shared port`] = await paidCalls(port, pids, r);
   await Promise.all(set.map((s) => s.kill()));
   const secure = await replicas(r, true);

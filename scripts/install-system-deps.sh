@@ -10,6 +10,7 @@
 #   redis-server  replica mode (REDIS_URL): the store and replica tests start their own
 #   libjemalloc2  the allocator deploy/wires.service preloads; test/main.test.ts starts the
 #             service on it, and bench:soak runs on it
+#   haproxy   bench:scale-out measures it beside nginx as the alternative front
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -22,8 +23,9 @@ command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || missing+=(libfaketime)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime, redis-server and libjemalloc2 present"
+  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime, redis-server, libjemalloc2 and haproxy present"
   exit 0
 fi
 
