@@ -10,7 +10,7 @@ import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catal
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, ListenError, type RunningServer } from './http/server.js';
-import { type Certificate, CertificateReloader, migratesQueuedConnections, readCertificate } from './http/tls.js';
+import { type Certificate, CertificateReloader, readCertificate } from './http/tls.js';
 import type { StreamEndpoint } from './http/stream.js';
 import type { StreamTiming } from './stream/protocol.js';
 import { buildRouteRuntimes } from './http/route-runtime.js';
@@ -339,12 +339,8 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     const built = createApp(deps);
     server = await listen(built, deps);
     if (config.tls && certificate) {
-      const running = server;
-      certificates = new CertificateReloader((files) => running.serve(built.another(files)), config.tls, certificate);
+      certificates = new CertificateReloader(built.serveCertificate, config.tls, certificate);
       certificates.start();
-      if (migratesQueuedConnections() === false) {
-        log.warn('net.ipv4.tcp_migrate_req is 0: a certificate reload resets the connections queued on the port at that instant; set it to 1 (deploy/sysctl/60-wires.conf)');
-      }
     }
   } catch (err) {
     tickerMap.stop();

@@ -45,7 +45,6 @@ import {
 import { requestKey, type RouteRuntime } from './route-runtime.js';
 import type { LoadedUws } from './uws.js';
 import { timingSafeEqual } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import type { Registry } from 'prom-client';
 import { OTHER_ROUTE, RequestStats } from '../metrics.js';
 import type { WireIndex } from '../search/wire-index.js';
@@ -81,11 +80,6 @@ export interface ServerDeps {
 
 export interface RunningServer {
   port: number;
-  /**
-   * Moves the port to this app: it listens beside the current one (port reuse), then the
-   * current one stops listening and keeps serving the connections it has.
-   */
-  serve(app: TemplatedApp): Promise<void>;
   close(): void;
 }
 
@@ -403,13 +397,23 @@ const TOO_MANY_CONNECTIONS = apiError(503, 'too_many_connections', 'This server 
 const UPGRADE_REQUIRED = apiError(426, 'upgrade_required', 'GET /stream is a WebSocket endpoint: connect with ws://…/stream?wire=<id> (see /llms-full.txt).');
 
 export interface BuiltApp {
+  /** The app that listens: the one that serves, or with TLS the acceptor (see below). */
   app: TemplatedApp;
   stream: StreamEndpoint;
+  /** Every app made, for the stop. */
+  apps: TemplatedApp[];
   /**
-   * A new app with every route, the same state and the same streams' hub, serving TLS with
-   * these files (a certificate reload: see tls.ts).
+   * With TLS: new connections are served with a certificate from these files from now on,
+   * open ones stay where they are (a reload: see tls.ts). Throws when the files do not load.
    */
-  another(tls: TlsFiles): TemplatedApp;
+  serveCertificate(tls: TlsFiles): void;
+}
+
+/** What this build has and its typings lack: an app that hands each accepted socket to a child app. */
+interface Acceptor extends TemplatedApp {
+  getDescriptor(): unknown;
+  addChildAppDescriptor(descriptor: unknown): void;
+  removeChildAppDescriptor(descriptor: unknown): void;
 }
 
 export function createApp(deps: ServerDeps): BuiltApp {
@@ -471,8 +475,10 @@ export function createApp(deps: ServerDeps): BuiltApp {
     }
   };
   const guard = deps.connections;
+  const apps: TemplatedApp[] = [];
   const make = (tls: TlsFiles | null) => {
-    const app = tls ? deps.uws.uws.SSLApp(appOptions(tls)) : deps.uws.uws.App();
+    const app = (tls ? deps.uws.uws.SSLApp(appOptions(tls)) : deps.uws.uws.App()) as Acceptor;
+    apps.push(app);
     if (guard) {
       // Every connection's open and close (see connection-guard.ts): one refused is answered
       // before its request is read, and closed, which frees its descriptor at once.
@@ -485,7 +491,26 @@ export function createApp(deps: ServerDeps): BuiltApp {
     app.any('/*', dispatch);
     return app;
   };
-  return { app: make(deps.config.tls), stream, another: make };
+  const { tls } = deps.config;
+  if (!tls) {
+    const app = make(null);
+    return { app, stream, apps, serveCertificate: () => {} };
+  }
+  // An SSLApp keeps the certificate it was made with. So with TLS the listening app only
+  // accepts: uWS hands each new socket, before its handshake, to the serving child app, and
+  // a reload puts a child with the new certificate in the old one's place. The listening
+  // socket stays open throughout, so no connection can be refused or reset by a reload.
+  const acceptor = deps.uws.uws.SSLApp(appOptions(tls)) as Acceptor;
+  apps.push(acceptor);
+  let serving = make(tls);
+  acceptor.addChildAppDescriptor(serving.getDescriptor());
+  const serveCertificate = (files: TlsFiles) => {
+    const next = make(files);
+    acceptor.addChildAppDescriptor(next.getDescriptor());
+    acceptor.removeChildAppDescriptor(serving.getDescriptor());
+    serving = next;
+  };
+  return { app: acceptor, stream, apps, serveCertificate };
 }
 
 function safeUrl(req: HttpRequest): string {
@@ -506,59 +531,25 @@ export class ListenError extends Error {
   override name = 'ListenError';
 }
 
-/**
- * The port, if an exclusive listener can take it now (it cannot when other sockets share it by
- * port reuse); port 0: a free port.
- */
-function freePort(host: string, port: number): Promise<number | null> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(null));
-    probe.listen({ host, port, exclusive: true }, () => {
-      const { port: bound } = probe.address() as AddressInfo;
-      probe.close(() => resolve(bound));
+export function listen({ app, stream, apps }: BuiltApp, deps: ServerDeps): Promise<RunningServer> {
+  const { uws } = deps.uws;
+  return new Promise((resolve, reject) => {
+    // Exclusively: by default this build listens with port reuse, and a second instance on
+    // the same port would start without error and take half of the connections. Replicas
+    // that share a box's port ask for exactly that (SHARED_PORT).
+    const options = deps.config.redis?.sharedPort ? SHARED : EXCLUSIVE_PORT;
+    listenWithOptions(app)(deps.config.host, deps.config.port, options, (socket: us_listen_socket | false) => {
+      if (!socket) return reject(new ListenError(`cannot listen on ${deps.config.host}:${deps.config.port}: the port is in use by another process, or the address is not this machine's`));
+      resolve({
+        port: uws.us_socket_local_port(socket as never),
+        // App.close() also drops open keep-alive connections, so a graceful stop does not
+        // wait on idle clients.
+        close: () => {
+          stream.close();
+          uws.us_listen_socket_close(socket);
+          for (const a of apps) a.close();
+        },
+      });
     });
   });
 }
-
-export async function listen({ app, stream }: BuiltApp, deps: ServerDeps): Promise<RunningServer> {
-  const { uws } = deps.uws;
-  const { host } = deps.config;
-  let port = deps.config.port;
-  // Exclusively: by default this build listens with port reuse, and a second instance on the
-  // same port would start without error and take half of the connections. Replicas that
-  // share a box's port ask for exactly that (SHARED_PORT). With TLS the port is listened with
-  // reuse, so that a certificate reload can listen beside the current app before it stops
-  // (RunningServer.serve); a second instance is then refused by a probe first, which also
-  // chooses the port for PORT=0 (Linux shares no port it chose itself).
-  const shared = Boolean(deps.config.redis?.sharedPort);
-  if (deps.config.tls && !shared) {
-    const free = await freePort(host, port);
-    if (free === null) throw new ListenError(inUse(host, port));
-    port = free;
-  }
-  const on = (next: TemplatedApp, at: number, options: number) =>
-    new Promise<us_listen_socket>((resolve, reject) => listenWithOptions(next)(host, at, options, (socket) => (socket ? resolve(socket) : reject(new ListenError(inUse(host, at))))));
-  let socket = await on(app, port, shared || deps.config.tls ? SHARED : EXCLUSIVE_PORT);
-  const bound = uws.us_socket_local_port(socket as never);
-  const apps = [app];
-  return {
-    port: bound,
-    async serve(next) {
-      const listening = await on(next, bound, SHARED);
-      // From here new connections reach the new app; the old one keeps those it has.
-      uws.us_listen_socket_close(socket);
-      socket = listening;
-      apps.push(next);
-    },
-    // App.close() also drops open keep-alive connections, so a graceful stop does not wait on
-    // idle clients.
-    close: () => {
-      stream.close();
-      uws.us_listen_socket_close(socket);
-      for (const a of apps) a.close();
-    },
-  };
-}
-
-const inUse = (host: string, port: number) => `cannot listen on ${host}:${port}: the port is in use by another process, or the address is not this machine's`;

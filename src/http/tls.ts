@@ -2,14 +2,13 @@
  * HTTPS and WSS served by the service itself (uWebSockets.js's SSLApp, BoringSSL), and the
  * certificate's reload without a restart.
  *
- * An SSLApp keeps the certificate it was built with, so a reload builds a new app with the new
- * one (every route, the same state, the same streams' hub), listens it on the same port beside
- * the current one (port reuse), and then closes the current one's listening socket: new
- * connections get the new certificate whatever name they send (or none, by IP address), and
- * open connections, streams included, stay on the app they were accepted by until they close.
- * Connections the kernel had queued on the closed listener but the service had not accepted
- * yet move to the new one when `net.ipv4.tcp_migrate_req` is 1 (deploy/sysctl/); at 0 Linux
- * resets them, which the service warns of at start.
+ * An SSLApp keeps the certificate it was made with, so the app that listens only accepts, and
+ * hands each new socket, before its handshake, to the app that serves (server.ts). A reload
+ * makes a serving app with the new certificate (every route, the same state, the same
+ * streams' hub) and puts it in the old one's place: every new connection gets the new
+ * certificate, whatever name it sends (or none, by IP address), and open connections, streams
+ * included, stay on the app that took them until they close. The listening socket is never
+ * closed, so a reload refuses and resets no connection.
  * uSockets allows TLS 1.2 and 1.3 only, with BoringSSL's default ciphers.
  */
 import { X509Certificate } from 'node:crypto';
@@ -51,16 +50,13 @@ export const appOptions = (files: TlsFiles): AppOptions => ({ cert_file_name: fi
 const WATCH_MS = 2000;
 
 export class CertificateReloader {
-  private readonly onSignal = () => void this.reload('SIGHUP');
+  private readonly onSignal = () => this.reload('SIGHUP');
   private readonly onChange = (now: Stats, before: Stats) => {
-    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) void this.reload('file change');
+    if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) this.reload('file change');
   };
-  /** A reload under way: another waits for it, so two never listen at once. */
-  private running: Promise<boolean> = Promise.resolve(true);
-
   constructor(
-    /** Serves new connections with an app built on these files. */
-    private readonly serve: (files: TlsFiles) => Promise<void>,
+    /** Serves new connections with a certificate from these files; throws when they do not load. */
+    private readonly serve: (files: TlsFiles) => void,
     private readonly files: TlsFiles,
     public current: Certificate,
   ) {}
@@ -77,17 +73,12 @@ export class CertificateReloader {
   }
 
   /** Serves the files' certificate from the next connection on; a pair that does not load is refused and the current one kept. */
-  reload(why: string): Promise<boolean> {
-    this.running = this.running.then(() => this.swap(why));
-    return this.running;
-  }
-
-  private async swap(why: string): Promise<boolean> {
+  reload(why: string): boolean {
     let next: Certificate;
     try {
       next = readCertificate(this.files);
       if (next.serial === this.current.serial && next.notAfter === this.current.notAfter) return true;
-      await this.serve(this.files);
+      this.serve(this.files);
     } catch (err) {
       log.error('TLS certificate not reloaded: the files do not load; the current certificate stays', { why, error: String((err as Error).message ?? err), ...this.files });
       return false;
@@ -95,14 +86,5 @@ export class CertificateReloader {
     this.current = next;
     log.info('TLS certificate reloaded', { why, names: next.names, serial: next.serial, not_after: next.notAfter });
     return true;
-  }
-}
-
-/** Whether Linux moves connections queued on a closed listener to another on its port (see above). */
-export function migratesQueuedConnections(): boolean | null {
-  try {
-    return readFileSync('/proc/sys/net/ipv4/tcp_migrate_req', 'utf8').trim() === '1';
-  } catch {
-    return null; // not Linux, or no such setting (before 5.14)
   }
 }
