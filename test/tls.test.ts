@@ -130,6 +130,12 @@ test('HTTPS and WSS on the service’s own port, TLS 1.2 and up only', async () 
     s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
   });
   assert.match(old, /PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|WRONG_VERSION/);
+  // Connections handed to the serving app are counted as any other (connection-guard.ts).
+  const held = new Agent({ keepAlive: true, maxSockets: 3, ca });
+  await Promise.all([1, 2, 3].map(() => get('/health', { agent: held })));
+  const open = Number(/^wires_connections_open (\d+)/m.exec((await get('/metrics')).body)?.[1]);
+  held.destroy();
+  assert.ok(open >= 4, `wires_connections_open ${open} with three kept-alive connections and the one asking`);
   // A malformed request over TLS gets uWS's plain answer, as over plain HTTP (test/uws-malformed.test.ts).
   const malformed = await new Promise<string>((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port: service.port, servername: 'localhost', ca }, () => s.write('GET /health HTTP/1.0\r\n\r\n'));
