@@ -10,7 +10,8 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type PeerCertificate } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer, type PeerCertificate } from 'node:tls';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -121,15 +122,22 @@ test('HTTPS and WSS on the service’s own port, TLS 1.2 and up only', async () 
   assert.match(service.logs(), /"msg":"listening".*"tls":\{"names":\["localhost"\]/);
   // A WebSocket over TLS, told in its first message what a block costs.
   assert.equal((await firstStreamMessage()).type, 'payment_required');
-  // TLS 1.1 is refused in the handshake.
-  const old = await new Promise<string>((resolve) => {
-    const s = connect({ host: '127.0.0.1', port: service.port, servername: 'localhost', ca, minVersion: 'TLSv1', maxVersion: 'TLSv1.1' }, () => {
-      s.end();
-      resolve(`accepted ${s.getProtocol()}`);
+  // TLS 1.1 is refused in the handshake. The client offers only 1.0 and 1.1 (OpenSSL 3 needs
+  // security level 0 for them); a Node TLS server that allows 1.1 shows that it can.
+  const tls11 = { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0', ca, servername: 'localhost' } as const;
+  const handshake = (port: number) =>
+    new Promise<string>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port, ...tls11 }, () => {
+        resolve(`accepted ${s.getProtocol()}`);
+        s.destroy();
+      });
+      s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
     });
-    s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
-  });
-  assert.match(old, /PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|WRONG_VERSION/);
+  const control = createServer({ cert: readFileSync(join(dir, 'a.crt')), key: readFileSync(join(dir, 'a.key')), minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }, (s) => s.end());
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  assert.equal(await handshake((control.address() as AddressInfo).port), 'accepted TLSv1.1');
+  control.close();
+  assert.match(await handshake(service.port), /PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|WRONG_VERSION/);
   // Connections handed to the serving app are counted as any other (connection-guard.ts).
   const held = new Agent({ keepAlive: true, maxSockets: 3, ca });
   await Promise.all([1, 2, 3].map(() => get('/health', { agent: held })));
