@@ -25,13 +25,33 @@
  *   first-listed ticker (GOOGL for Alphabet).
  * - Names whose core is short (3 letters or fewer) or a generic business word ("First", "Capital",
  *   "Energy") are never tagged by name: they occur in every other headline.
- * - A core that is an everyday English word (Target, Visa, Apple, Shell, Gap, Block, Snap, Match...), or
- *   a two-word core made only of such words, is tagged only with support: the mention is capitalised,
- *   is not led by an article or possessive ("hit the target", "a visa"), is not part of "price target",
- *   and the text also carries market context (shares, stock, earnings, guidance, an analyst action...)
- *   or the company's own ticker (bare, cashtag or exchange-qualified) or a legal suffix right after
- *   the name ("Target Corp"). Capitalisation alone proves little in title-case headlines, hence the
- *   market-context requirement; the context alone proves little for a lower-case word, hence both.
+ * - A core that is an everyday English word (Target, Visa, Apple, Here, Strategy, Partner, Billion...), or a
+ *   two-word core made only of such words ("Quantum Computing", "Best Buy"), is tagged only with STRONG
+ *   support. "Everyday" is the hand-written COMMON list below or a word that a common-English dictionary
+ *   lists in lower case (SCOWL size 35, generated into everyday-words.ts by scripts/everyday-words.ts;
+ *   a dictionary says what is a word of the language, not what a labelled set happened to contain;
+ *   the table holds only the dictionary words found in the 2025-12-14 map's names, so a later
+ *   company's everyday name counts only if COMMON has it, until the table is regenerated).
+ *   Strong support is one of: the company's own ticker in the text (bare, cashtag or exchange-
+ *   qualified); a legal form right after the whole name ("Strategy Inc", "Amazon.com Inc.", but not
+ *   after a shortened form: "Net Element, Inc." is not Element Solutions); the name as the owner of a
+ *   listing ("Apple's stock"); or the name capitalised where prose would not capitalise a common word:
+ *   mid-sentence, in a sentence-case sentence (a summary under a headline: at least two lower-case
+ *   words that title case would capitalise, and at least half as many as its mid-sentence capitals), not
+ *   next to another capitalised word (then it is part of a longer proper noun: "Bill Gates", "Gulf of
+ *   Mexico") and not after a number ("$67.4 Billion", "5 Genius Stocks"). In every case the mention
+ *   must be capitalised, not led by an article or possessive ("hit the target"), and not part of
+ *   "price target". Market context (shares, earnings, an analyst...) is no longer support: financial
+ *   news carries it everywhere, and title-case headlines capitalise every word, so together they tagged
+ *   "Here Are 3 Stocks to Buy" as Here Group and "Chief Strategy Officer" as Strategy (bench:tagging's
+ *   Alpha Vantage set: precision 0.690 with them). The cost is title-only text: "Apple Shares Fall"
+ *   alone is not tagged.
+ * - A two-word core of everyday words whose second word names a kind of business ("Arbor Realty",
+ *   "General Motors"; BUSINESS_NOUNS) is a company name the way "Inc" makes one, and is tagged as a
+ *   distinctive name. A shortened form made only of everyday words ("Artificial Intelligence" for
+ *   Artificial Intelligence Technology Solutions) is never tagged: it is a phrase of the language.
+ * - A one-word name right after another capitalised word in sentence-case prose ("Jerome Powell",
+ *   "Milton Hershey") is the end of a longer proper noun, most often a surname, and is not tagged.
  * - A shortened form of a name (the name without its trailing descriptor: "Ford" for Ford Motor) follows
  *   the same classes; it is never formed by cutting a name after its first word in general ("Advance"
  *   for Advance Auto Parts), since a bare first word is more often the word than the company.
@@ -42,6 +62,7 @@
  * from first token to candidate names, so its cost does not grow with the size of the map.
  */
 import type { CompanyMap, Listing } from './company-map.js';
+import { EVERYDAY_WORDS } from './everyday-words.js';
 
 /** Legal-form and registration words dropped from the end of SEC names (after tokenising). */
 // biome-ignore format: a word list reads better packed
@@ -181,21 +202,14 @@ const COMMON = new Set([
   'bailey', 'kemper', 'fisher',
 ]);
 
+/** Legal forms that, right after a name (other suffix words between: "Amazon.com Inc."), assert it is a company. */
+const LEGAL_FORMS = new Set(['inc', 'incorporated', 'corp', 'corporation', 'co', 'plc', 'ltd', 'limited', 'llc', 'nv', 'ag', 'sa', 'se', 'lp']);
+
 /** National exchanges, as SEC writes them: these listings win a name over OTC shells of the same name. */
 const NATIONAL = new Set(['NYSE', 'Nasdaq', 'CBOE']);
 
 /** Words that lead a common noun rather than a company ("hit the target", "a visa"). */
 const DETERMINERS = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'those', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'no', 'any', 'every', 'each']);
-
-/** Market context that makes a capitalised everyday word a company rather than the word. */
-// biome-ignore format: a word list reads better packed
-const MARKET_CUES = new Set([
-  'share', 'shares', 'stock', 'stocks', 'earnings', 'eps', 'revenue', 'revenues', 'sales', 'profit', 'profits', 'guidance', 'forecast', 'forecasts', 'outlook',
-  'quarter', 'quarterly', 'q1', 'q2', 'q3', 'q4', 'fy', 'dividend', 'dividends', 'buyback', 'repurchase', 'analyst', 'analysts', 'downgrade', 'downgrades',
-  'downgraded', 'upgrade', 'upgrades', 'upgraded', 'overweight', 'underweight', 'outperform', 'underperform', 'neutral', 'ipo', 'ceo', 'cfo', 'chairman',
-  'investors', 'shareholders', 'stake', 'valuation', 'nyse', 'nasdaq', 'acquire', 'acquires', 'acquisition', 'merger', 'takeover', 'layoffs', 'lawsuit', 'sec',
-  'rating', 'ratings', 'inc', 'corp', 'premarket', 'rally', 'rallies', 'slump', 'slumps', 'plunge', 'plunges', 'soar', 'soars', 'tumbles',
-]);
 
 /** Foreign venues: a mention such as `TSX: SHOP` names a non-US line. */
 // biome-ignore format: a word list reads better packed
@@ -225,6 +239,8 @@ interface Candidate {
   /** Ticker to emit; empty for `never` and `ambiguous` (they only block shorter matches). */
   ticker: string;
   cik: string;
+  /** The company's whole core name, not a shortened form ("agilent technologies", not "agilent"). */
+  full: boolean;
 }
 
 interface Token {
@@ -287,23 +303,41 @@ function properNoun(toks: Token[], i: number, len: number): boolean {
   return true;
 }
 
+/** An everyday English word: the hand-written COMMON list, or an ordinary word of the dictionary list. */
+function isEveryday(w: string): boolean {
+  return COMMON.has(w) || EVERYDAY_WORDS.has(w);
+}
+
 function isCommonish(w: string): boolean {
-  return COMMON.has(w) || GENERIC.has(w) || w.length <= 3;
+  return isEveryday(w) || GENERIC.has(w) || w.length <= 3;
 }
 
 function classify(tokens: string[], full: boolean): Kind {
   if (tokens.length === 1) {
     const w = tokens[0]!;
     if (w.length <= 3 || GENERIC.has(w) || /^\p{N}+$/u.test(w)) return 'never';
-    if (COMMON.has(w)) return 'context';
+    if (isEveryday(w)) return 'context';
     return 'direct';
   }
   if (tokens.every(isCommonish)) {
     if (!full) return 'never';
-    return tokens.length === 2 ? 'context' : 'direct';
+    // two everyday words ("Artificial Intelligence", "Quantum Computing") read as a phrase unless the
+    // second names a kind of business ("Arbor Realty", "General Motors"), which works like "Inc"
+    if (tokens.length === 2 && !BUSINESS_NOUNS.has(tokens[1]!)) return 'context';
+    return 'direct';
   }
   return 'direct';
 }
+
+/**
+ * Words that name a kind of business: after a capitalised word they mark a company name the way a
+ * legal suffix does. The DESCRIPTORS less places and scope words, plus real-estate and bank words.
+ */
+// biome-ignore format: a word list reads better packed
+const BUSINESS_NOUNS = new Set([
+  ...[...DESCRIPTORS].filter((w) => !['america', 'usa', 'us', 'north', 'inc', 'corp', 'global', 'worldwide', 'international', 'intl'].includes(w)),
+  'realty', 'properties', 'bank', 'bankshares', 'insurance', 'reit', 'airways', 'petroleum', 'chemicals', 'foods', 'restaurants', 'hotels', 'resorts',
+]);
 
 export class Tagger {
   /** First token of a name → its candidate names, longest first. */
@@ -313,10 +347,10 @@ export class Tagger {
   private readonly firstTicker = new Map<string, string>();
 
   /**
-   * `names`: also tag company names (the rules above). Off in the service: on real news
-   * captures it still tags people's names that are company names ("Andrew Ferguson" as Ferguson,
-   * "Charlie Ergen" as Charlie's Holdings) and words of SEC names ("Genesis", "Solana"), a precision
-   * a trading bot cannot act on (bench:tagging measures both). Exchange mentions and cashtags are
+   * `names`: also tag company names (the rules above). Off in the service: on real news it still
+   * tags people's names that are company names in title-case headlines ("Dana White" as Dana) and
+   * companies the labels leave out, and its precision against labelled sets is below what a trading
+   * bot can act on (bench:tagging measures both sets). Exchange mentions and cashtags are
    * the issuer's or the author's own pointer to a listing.
    */
   constructor(
@@ -364,7 +398,7 @@ export class Tagger {
         kind = classify(a.tokens, a.full.size > 0);
       }
       const ticker = kind === 'direct' || kind === 'context' ? this.firstTicker.get(cik)! : '';
-      const cand: Candidate = { tokens: a.tokens, kind, ticker, cik };
+      const cand: Candidate = { tokens: a.tokens, kind, ticker, cik, full: a.full.size > 0 };
       const list = this.byFirst.get(a.tokens[0]!);
       if (list) list.push(cand);
       else this.byFirst.set(a.tokens[0]!, [cand]);
@@ -398,7 +432,7 @@ export class Tagger {
     }
 
     const toks = this.opts.names ? tokenize(text) : [];
-    let cueSeen: boolean | undefined;
+    let prose: Prose | undefined;
     for (let i = 0; i < toks.length; ) {
       const list = this.byFirst.get(toks[i]!.w);
       let hit: Candidate | undefined;
@@ -427,10 +461,11 @@ export class Tagger {
         i++;
         continue;
       }
-      if (hit.kind === 'direct') found.push({ at: toks[i]!.start, ticker: hit.ticker });
-      else if (hit.kind === 'context') {
-        cueSeen ??= toks.some((t) => MARKET_CUES.has(t.w));
-        if (this.supported(text, toks, i, len, hit, cueSeen, explicit)) found.push({ at: toks[i]!.start, ticker: hit.ticker });
+      if (hit.kind === 'direct') {
+        if (!(len === 1 && surname(text, toks, i, () => (prose ??= proseOf(text, toks))))) found.push({ at: toks[i]!.start, ticker: hit.ticker });
+      } else if (hit.kind === 'context') {
+        prose ??= proseOf(text, toks);
+        if (this.supported(text, toks, i, len, hit, prose, explicit)) found.push({ at: toks[i]!.start, ticker: hit.ticker });
       }
       i += len;
     }
@@ -447,19 +482,113 @@ export class Tagger {
     return this.tickers.has(t) ? t : undefined;
   }
 
-  /** The support an everyday-word name needs (module header). */
-  private supported(text: string, toks: Token[], i: number, len: number, c: Candidate, cueSeen: boolean, explicit: Set<string>): boolean {
+  /** The strong support an everyday-word name needs (module header). */
+  private supported(text: string, toks: Token[], i: number, len: number, c: Candidate, prose: Prose, explicit: Set<string>): boolean {
     for (let k = 0; k < len; k++) if (!toks[i + k]!.cap) return false;
     const prev = toks[i - 1];
     const next = toks[i + len];
     if (prev && DETERMINERS.has(prev.w)) return false;
     if ((prev && prev.w === 'price') || (next && next.w === 'price')) return false;
-    if (next && (next.w === 'inc' || next.w === 'corp' || next.w === 'corporation' || next.w === 'co' || next.w === 'plc' || next.w === 'ltd')) return true;
+    // a legal suffix asserts the whole name: "Strategy Inc", but not "Net Element, Inc." for Element Solutions
+    if (c.full) for (let k = i + len; k < i + len + 3 && k < toks.length && LEGAL_SUFFIXES.has(toks[k]!.w); k++) if (LEGAL_FORMS.has(toks[k]!.w)) return true;
     const listings = this.map.byCik(c.cik);
     for (const l of listings) {
       if (explicit.has(l.ticker)) return true;
       if (l.ticker.length >= 2 && hasBareTicker(text, l.ticker)) return true;
     }
-    return cueSeen;
+    // "Apple's stock", "Target's shares": the owner of a listing
+    const last = toks[i + len - 1]!;
+    if (next && /['’]s$/i.test(text.slice(last.start, last.end)) && (next.w === 'stock' || next.w === 'shares' || next.w === 'share')) return true;
+    // the name capitalised where only a proper noun explains it, anywhere in the text
+    for (let j = 0; j + len <= toks.length; j++) {
+      let same = true;
+      for (let k = 0; k < len && same; k++) same = toks[j + k]!.w === c.tokens[k];
+      if (same && properInProse(text, toks, j, len, prose)) return true;
+    }
+    return false;
   }
+}
+
+/** Where the text's sentences start, and which tokens sit in sentence-case prose (module header). */
+interface Prose {
+  /** Token starts a sentence, clause, quotation or bracket: a capital there proves nothing. */
+  start: boolean[];
+  /** Token is in a sentence-case sentence (lower-case words that title case would capitalise). */
+  sentenceCase: boolean[];
+}
+
+/** Text between tokens that ends a sentence. */
+const SENTENCE_END = /[.!?\n]|\s[-–—]\s/;
+/** Text between tokens after which a capital is expected anyway (sentence, clause, quote, bracket). */
+const OPENER = /[.!?:;\n"“”‘’'()[\]{}|]|\s[-–—]\s|^\s*[-–—]/;
+
+/** Words that title case leaves lower-case (articles, conjunctions, prepositions): no sign of prose. */
+// biome-ignore format: a word list reads better packed
+const TITLE_LOWER = new Set([
+  'a', 'an', 'the', 'and', 'or', 'nor', 'but', 'for', 'so', 'yet', 'of', 'to', 'in', 'on', 'at', 'by', 'with', 'from', 'into', 'onto', 'over', 'under', 'as',
+  'vs', 'via', 'per', 'up', 'out', 'off', 'than', 'about', 'after', 'before', 'between', 'through', 'during', 'without', 'within', 'upon', 'amid', 'among',
+  'against', 'across', 'toward', 'towards', 'until', 'is', 'be',
+]);
+
+/** A word that has both cases ("Gates", not "CEO" or "2025"): a capitalised word of prose. */
+function titleWord(text: string, t: Token): boolean {
+  return t.cap && /\p{Ll}/u.test(text.slice(t.start, t.end));
+}
+
+function proseOf(text: string, toks: Token[]): Prose {
+  const start = toks.map((t, j) => j === 0 || OPENER.test(text.slice(toks[j - 1]!.end, t.start)));
+  const sentenceCase = new Array<boolean>(toks.length).fill(false);
+  for (let a = 0; a < toks.length; ) {
+    let b = a + 1;
+    while (b < toks.length && !SENTENCE_END.test(text.slice(toks[b - 1]!.end, toks[b]!.start))) b++;
+    let lower = 0;
+    let capital = 0;
+    for (let j = a; j < b; j++) {
+      const t = toks[j]!;
+      if (!/\p{L}/u.test(t.w)) continue;
+      if (!t.cap && !TITLE_LOWER.has(t.w)) lower++;
+      else if (titleWord(text, t) && !start[j]) capital++;
+    }
+    // sentence case: lower-case words that title case would capitalise, at least half as many as capitals
+    if (lower >= 2 && 2 * lower >= capital) for (let j = a; j < b; j++) sentenceCase[j] = true;
+    a = b;
+  }
+  return { start, sentenceCase };
+}
+
+/**
+ * A one-word name right after another capitalised word in sentence-case prose, with nothing between
+ * them but a space ("Jerome Powell", "Milton Hershey"): the last word of a longer proper noun, most
+ * often a person's surname. Title-case text capitalises every word, so there it proves nothing.
+ */
+function surname(text: string, toks: Token[], i: number, prose: () => Prose): boolean {
+  const prev = toks[i - 1];
+  if (!prev || !spaced(text, prev, toks[i]!) || !titleWord(text, prev)) return false;
+  const p = prose();
+  return p.sentenceCase[i]! && !p.start[i];
+}
+
+/** Two tokens with only white space between them: one phrase. */
+function spaced(text: string, a: Token, b: Token): boolean {
+  return /^\s+$/.test(text.slice(a.end, b.start));
+}
+
+/**
+ * The mention at token j (len tokens) is capitalised where sentence-case prose would write a common
+ * word in lower case: not at a sentence, clause, quote or bracket start, and not next to another
+ * capitalised word, which would make it part of a longer proper noun ("Bill Gates", "Jerome Powell",
+ * "Gulf of Mexico" aside from the linking word) rather than the company.
+ */
+function properInProse(text: string, toks: Token[], j: number, len: number, prose: Prose): boolean {
+  if (prose.start[j] || !prose.sentenceCase[j]) return false;
+  for (let k = 0; k < len; k++) if (!toks[j + k]!.cap) return false;
+  const prev = toks[j - 1];
+  if (prev && DETERMINERS.has(prev.w)) return false;
+  if (prev && titleWord(text, prev) && spaced(text, prev, toks[j]!)) return false;
+  // a quantity ("$67.4 Billion", "5 Genius Stocks"), not a name
+  if (prev && /^\p{N}/u.test(prev.w) && /^[\s%]+$/u.test(text.slice(prev.end, toks[j]!.start))) return false;
+  const next = toks[j + len];
+  const after = toks[j + len + 1];
+  if (next && spaced(text, toks[j + len - 1]!, next) && (titleWord(text, next) || (next.w === 'of' && after && titleWord(text, after)))) return false;
+  return true;
 }
