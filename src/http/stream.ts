@@ -124,7 +124,8 @@ export function createStream(deps: StreamDeps, stats: RequestStats): StreamEndpo
   const streams = streamWires();
   const offers = deps.offers;
   const timing = deps.streamTiming ?? STREAM_TIMING;
-  // One app, or after a certificate reload also the apps whose connections are still open.
+  // One app; after certificate reloads, every serving app made (a retired one keeps its open
+  // streams, and an app without subscribers costs a publish a lookup).
   const apps: TemplatedApp[] = [];
   const hub = new StreamHub(
     deps.wires,
