@@ -74,8 +74,27 @@ const template = mkdtempSync(join(tmpdir(), 'wires-scale-out-'));
     await saveWire(template, w.id, index.items());
   }
 }
+/**
+ * The processes this bench starts, killed if it is interrupted, so that none outlives it and
+ * disturbs the next run. Those already stopped stay listed: Linux hands out process ids in
+ * order up to pid_max, so none is reused within a run.
+ */
+const started = new Set<number>();
+const track = (pid: number | undefined) => pid !== undefined && started.add(pid);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    process.exit(130);
+  });
+}
+
 const redis = await startRedis({ dir: mkdtempSync(join(tmpdir(), 'wires-scale-out-redis-')), appendfsync: 'everysec' });
 const redisPid = redis.pid!;
+track(redisPid);
 // Redis and the devnet on the last core, which no replica takes.
 pin(redisPid, String(CORES - 1));
 
@@ -87,6 +106,7 @@ if (PAID) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve) => child.stdout!.once('data', resolve));
+  track(child.pid);
   devnet = { ...(JSON.parse(readFileSync(file, 'utf8')) as DevnetInfo), process: child };
 }
 
@@ -124,6 +144,7 @@ async function replicas(count: number, tls = false): Promise<{ port: number; set
     if (tls) Object.assign(env, TLS);
     if (devnet) Object.assign(env, { PAY_TO_ADDRESS: devnet.payTo, FACILITATOR_URL: devnet.facilitatorUrl, SETTLEMENT: 'optimistic', OPTIMISTIC_MAX_UNSETTLED_USD: '1000' });
     const r = await spawnService(env);
+    track(r.child.pid);
     pin(r.child.pid!, String(i));
     while ((await healthStatus(port, tls)) === 'starting') await new Promise((resolve) => setTimeout(resolve, 100));
     set.push(r);
@@ -178,7 +199,10 @@ async function behindNginx(port: number, r: number) {
     .trim()
     .split('\n')
     .map(Number);
-  for (const pid of [master, ...children]) pin(pid, rest(r));
+  for (const pid of [master, ...children]) {
+    pin(pid, rest(r));
+    track(pid);
+  }
   return { proxy, workers: children };
 }
 
@@ -195,6 +219,7 @@ async function behindHaproxy(port: number, r: number, mode: 'http' | 'tcp') {
       `frontend front\n  bind 127.0.0.1:${listen}\n  default_backend replicas\nbackend replicas\n  server shared 127.0.0.1:${port}\n`,
   );
   const child = spawn('taskset', ['-c', rest(r), 'haproxy', '-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  track(child.pid);
   for (;;) {
     if (
       await fetch(`http://127.0.0.1:${listen}/health`).then(
