@@ -11,6 +11,7 @@
 #   libjemalloc2  the allocator deploy/wires.service preloads; test/main.test.ts starts the
 #             service on it, and bench:soak runs on it
 #   haproxy   bench:scale-out measures it beside nginx as the alternative front
+#   openssl   test/tls.test.ts and bench:scale-out make their certificates with it
 # Idempotent: does nothing when all are present. Debian/Ubuntu (apt-get); run as root or
 # with sudo available. Usable from .ci/run: `bash scripts/install-system-deps.sh`.
 set -euo pipefail
@@ -24,8 +25,9 @@ command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime, redis-server, libjemalloc2 and haproxy present"
+  echo "install-system-deps: nginx, wrk, chromium, cc, libfaketime, redis-server, libjemalloc2, haproxy and openssl present"
   exit 0
 fi
 
