@@ -221,7 +221,6 @@ function run(set: LabelledSet, label: string, opts: { names?: boolean }): void {
   const worst = [...confusions.values()].sort((a, b) => Number(a.named) - Number(b.named) || b.n - a.n).slice(0, 15);
   console.log(`worst confusions (${confusions.size} distinct; emitted tag not a label; unnamed = the text does not name the tagged company by the rule):`);
   for (const c of worst) console.log(`  ${c.n}× [labels ${c.labels.join(' ') || '-'} → emitted ${c.tag}${c.named ? '' : ', unnamed'}] ${c.text.slice(0, 150)}`);
-  if (process.env.ALL_CONFUSIONS) for (const c of confusions.values()) console.log(`  ALL ${c.named ? 'named  ' : 'UNNAMED'} ${c.labels.join(' ')}→${c.tag} ${c.text.slice(0, 200)}`);
   const pass = precision >= PRECISION_TARGET && recall >= RECALL_TARGET;
   console.log(`${pass ? 'PASS' : 'FAIL'}: precision ${precision.toFixed(3)} (target ≥ ${PRECISION_TARGET}), recall ${recall.toFixed(3)} (target ≥ ${RECALL_TARGET})`);
 }
