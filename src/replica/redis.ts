@@ -31,6 +31,18 @@ export async function connectRedis(url: string, name: string, commandTimeoutMs =
     if (lastError) log.info('Redis reachable again', { connection: name });
     lastError = '';
   });
+  // Returned once connected, or once the first attempt fails: a service started beside a
+  // running Redis takes its first paid call, and one started while Redis is down starts at
+  // once and answers 503 until it is reached.
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done).off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, 2000);
+    redis.once('ready', done).once('error', done);
+  });
   return redis;
 }
 
