@@ -22,7 +22,7 @@ import { ConnectionGuard, fdLimit } from './http/connection-guard.js';
 import { type PollState, Scheduler } from './ingest/scheduler.js';
 import { WebSub } from './ingest/websub.js';
 import { saveWire } from './ingest/snapshot.js';
-import { loadSnapshots } from './ingest/warm-start.js';
+import { startWarmStart, type WarmStart } from './ingest/warm-start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
 import { HostBudgets } from './ingest/budget.js';
@@ -183,27 +183,34 @@ function startCertificate(config: Readonly<Config>): Certificate | null {
 
 export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
   checkCatalog();
-  const certificate = startCertificate(config);
-  const uws = startUws(config);
-  // Journal and snapshots live here: only the service's user may read them, and only one
-  // instance may use them.
-  privateDir(config.dataDir);
-  let lock: DataLock;
+  // The snapshots are read (only read) from here on, while the rest of the start goes on.
+  const warm = opts.wires ? null : startWarmStart(config.dataDir, createIndexes());
   try {
-    lock = lockDataDir(config.dataDir);
+    const certificate = startCertificate(config);
+    const uws = startUws(config);
+    // Journal and snapshots live here: only the service's user may read them, and only one
+    // instance may use them.
+    privateDir(config.dataDir);
+    let lock: DataLock;
+    try {
+      lock = lockDataDir(config.dataDir);
+    } catch (err) {
+      if (err instanceof DataDirLockedError) throw new StartupError(err.message);
+      throw err;
+    }
+    try {
+      return await startLocked(config, opts, uws, lock, certificate, warm);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new StartupError(err.message);
-    throw err;
-  }
-  try {
-    return await startLocked(config, opts, uws, lock, certificate);
-  } catch (err) {
-    lock.release();
+    warm?.stop();
     throw err;
   }
 }
 
-async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: LoadedUws, lock: DataLock, certificate: Certificate | null): Promise<Service> {
+async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: LoadedUws, lock: DataLock, certificate: Certificate | null, warm: WarmStart | null): Promise<Service> {
   let pay: PaymentsSetup | null = null;
   if (config.paymentsProblem) {
     log.warn(`PAYMENTS DISABLED: ${config.paymentsProblem}. Paid routes answer 503 until it is fixed.`);
@@ -218,11 +225,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     log.warn('USER_AGENT is the default: set it to "Company Name contact@your-domain" before polling the real sources (SEC and NWS refuse anonymous clients)');
   }
 
-  let wires = opts.wires;
-  if (!wires) {
-    wires = createIndexes();
-    await loadSnapshots(config.dataDir, wires);
-  }
+  const wires = opts.wires ?? (await warm!.load());
 
   const fetcher = fetcherOptions(config.userAgent, config.fetchTimeoutSec, config.allowPrivateDestinations);
   let scheduler: Scheduler | null = null;

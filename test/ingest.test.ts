@@ -13,6 +13,9 @@ import { ConfigError } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { loadOverrides } from '../src/ingest/overrides.js';
 import { loadWire, saveWire, snapshotDir } from '../src/ingest/snapshot.js';
+import { startWarmStart } from '../src/ingest/warm-start.js';
+import { createIndexes } from '../src/service.js';
+import type { WireIndex } from '../src/search/wire-index.js';
 import { fragmentsOf, plainItem, storeItem, type Item } from '../src/search/item.js';
 import { setLogLevel } from '../src/log.js';
 import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
@@ -323,6 +326,54 @@ describe('snapshots that cannot be trusted', () => {
     } finally {
       await second.service.stop();
     }
+  });
+});
+
+describe('warm start: the worker checks each file, the serving thread parses it', () => {
+  const story = (n: number, title: string): Item => ({
+    id: `s${n}`,
+    title,
+    url: `https://example.com/s${n}`,
+    source: 'Example',
+    filter: 'markets',
+    published: Date.now() - n * 60_000,
+    summary: `Story ${n}`,
+  });
+  const save = (dir: string, items: Item[]) =>
+    saveWire(
+      dir,
+      'news',
+      items.map((i, n) => storeItem(i, n + 1)),
+    );
+  /** Starts the warm start, lets its worker read the files, then replaces the news snapshot before this thread reads it. */
+  const replacedAfterStart = async (dir: string, replace: () => Promise<void> | void) => {
+    const warm = startWarmStart(dir, createIndexes());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await replace();
+    return (await warm.load()).get('news')!;
+  };
+  const found = (news: WireIndex, q: string) => news.search({ q, sinceMs: 0, limit: 10 }, Date.now()).map((h) => h.item.title);
+
+  test('a file saved again in between is loaded as it now is, with its own terms', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-'));
+    await save(dir, [story(1, 'Old copper story'), story(2, 'Old tin story')]);
+    // As many items as before: a term table of the old file would fit, and find the wrong ones.
+    const news = await replacedAfterStart(dir, () => save(dir, [story(3, 'New nickel story'), story(4, 'New zinc story')]));
+    assert.deepEqual(found(news, 'nickel'), ['New nickel story']);
+    assert.deepEqual(found(news, 'copper'), []);
+    assert.equal(news.size, 2);
+  });
+
+  test('a file corrupted in between is refused, though the worker found the earlier one intact', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-'));
+    await save(dir, [story(1, 'Old copper story')]);
+    const file = join(snapshotDir(dir), 'news.jsonl');
+    const news = await replacedAfterStart(dir, async () => {
+      // Another save, then one byte of it changed: its header and its bytes no longer agree.
+      await save(dir, [story(4, 'New zinc story')]);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('New zinc', 'New tin!'));
+    });
+    assert.equal(news.size, 0, 'the checksum the file states decides');
   });
 });
 

@@ -12,7 +12,7 @@
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -146,39 +146,72 @@ export async function saveWire(dataDir: string, wire: string, items: readonly St
 
 /** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
 export function loadWire(dataDir: string, wire: string): Item[] | undefined {
-  const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
-    return undefined;
-  }
-  const newline = buf.indexOf(10);
-  try {
-    if (newline === -1) throw new Error('no header line');
-    const header = JSON.parse(buf.toString('utf8', 0, newline)) as Header;
-    if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
-    // The bytes, not their text: hashing a string encodes it again first.
-    if (
-      createHash('sha256')
-        .update(buf.subarray(newline + 1))
-        .digest('hex') !== header.sha256
-    )
-      throw new Error('checksum mismatch');
-    const items: unknown[] = [];
-    for (let start = newline + 1; start < buf.length; ) {
-      let end = buf.indexOf(10, start);
-      if (end === -1) end = buf.length;
-      items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end)));
-      start = end + 1;
+  return new SnapshotReader().read(dataDir, wire, true)?.items;
+}
+
+/**
+ * Reads snapshots one after another into one buffer that grows to the largest, so a warm start
+ * touches fresh memory once rather than once per file (every string of an item is decoded into
+ * a copy of its own, so the buffer is free again once a file is read).
+ */
+export class SnapshotReader {
+  private scratch = Buffer.alloc(0);
+
+  /**
+   * One wire's snapshot, with the checksum its header states; undefined (and a log line) when
+   * it is missing, corrupt or partial. `verify` false skips checking the bytes against the
+   * checksum: only for a reader another thread vouches for, having checked the file with that
+   * same checksum (the warm start's worker).
+   */
+  read(dataDir: string, wire: string, verify: boolean): { items: Item[]; sha256: string } | undefined {
+    const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
+    let buf: Buffer;
+    try {
+      buf = this.readFile(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
+      return undefined;
     }
-    if (items.length !== header.count) throw new Error('item count mismatch');
-    // A version-2 line was checked as it was read (and its summary and fields stay undecoded).
-    return items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i));
-  } catch (err) {
-    log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
-    return undefined;
+    const newline = buf.indexOf(10);
+    try {
+      if (newline === -1) throw new Error('no header line');
+      const header = JSON.parse(buf.toString('utf8', 0, newline)) as Header;
+      if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
+      // The bytes, not their text: hashing a string encodes it again first.
+      if (
+        verify &&
+        createHash('sha256')
+          .update(buf.subarray(newline + 1))
+          .digest('hex') !== header.sha256
+      )
+        throw new Error('checksum mismatch');
+      const items: unknown[] = [];
+      for (let start = newline + 1; start < buf.length; ) {
+        let end = buf.indexOf(10, start);
+        if (end === -1) end = buf.length;
+        items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end)));
+        start = end + 1;
+      }
+      if (items.length !== header.count) throw new Error('item count mismatch');
+      // A version-2 line was checked as it was read (and its summary and fields stay undecoded).
+      return { items: items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i)), sha256: header.sha256 };
+    } catch (err) {
+      log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
+      return undefined;
+    }
+  }
+
+  private readFile(path: string): Buffer {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (this.scratch.length < size) this.scratch = Buffer.allocUnsafeSlow(size);
+      let length = 0;
+      for (let n = -1; length < size && n !== 0; length += n) n = readSync(fd, this.scratch, length, size - length, length);
+      return this.scratch.subarray(0, length);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

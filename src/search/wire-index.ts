@@ -162,7 +162,9 @@ export class WireIndex {
    * filter value), or an index that is not empty, goes through `add`.
    */
   load(items: readonly Item[], now: number = Date.now(), table?: TermTable): void {
-    const kept = keptForLoad(items, now, this.opts);
+    // A table is built from the kept items (here, or by the worker from the same bytes), which
+    // passed the check for repeats where it was built.
+    const kept = keptForLoad(items, now, this.opts, table !== undefined);
     if (!kept || this.slots.length > 0) return this.add(items, now);
     if (!table || table.count !== kept.length || table.frequentMin !== this.frequentMin) table = buildTermTable(kept, this.frequentMin);
     this.grow(kept.length);
@@ -586,12 +588,13 @@ export class WireIndex {
 /**
  * What `WireIndex.load` stores of a wire's items, oldest first (slot order): those within the
  * retention, the newest up to the cap. Undefined when an id or a URL repeats under one filter
- * value, which only `add` reconciles.
+ * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
  */
-export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions): Item[] | undefined {
+export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions, checked = false): Item[] | undefined {
   const oldest = now - opts.maxAgeMs;
   const kept = items.filter((i) => i.published >= oldest).sort((a, b) => a.published - b.published);
   if (kept.length > opts.maxItems) kept.splice(0, kept.length - opts.maxItems);
+  if (checked) return kept;
   const keys = new Set<string>();
   for (const i of kept) keys.add(key(i.filter, i.id)).add(key(i.filter, i.url) + '\n');
   return keys.size === kept.length * 2 ? kept : undefined;
