@@ -68,10 +68,9 @@ if c[1] or owner then
   return {'seen', c[1] or '', c[2] or '', c[3] or '', c[4] or '', c[5] or '', c[6] or '', c[7] or '', c[8] or '', owner or ''}
 end
 -- The payer's unsettled value, this call's included, decides the mode (optimistic within the limit).
-local amount = tonumber(ARGV[11])
+local unsettled = redis.call('INCRBY', KEYS[4], ARGV[11])
 local mode = 'sync'
-if ARGV[12] ~= '' and tonumber(redis.call('GET', KEYS[4]) or '0') + amount <= tonumber(ARGV[12]) then mode = 'optimistic' end
-redis.call('INCRBY', KEYS[4], ARGV[11])
+if ARGV[12] ~= '' and unsettled <= tonumber(ARGV[12]) then mode = 'optimistic' end
 redis.call('PEXPIRE', KEYS[4], ${UNSETTLED_TTL_MS})
 -- The record names the mode decided; the first "mode" in it is its own field (only the
 -- request key precedes it, a JSON string whose quotes are escaped).
