@@ -32,7 +32,7 @@ const strings = (name: string, doc: string): FieldDef => ({ name, schema: { type
 /** The listed companies a story names (catalog/facets.ts TAGGED_WIRES): the tagger's reading of its title and summary. */
 const TICKERS = strings(
   'tickers',
-  "The tickers of the US-listed companies the title or summary names (an exchange-qualified mention, a cashtag, or a company's name from SEC's map; an ambiguous or everyday-word name only with market context), in order of first mention.",
+  "The tickers of the US-listed companies the story is about: named in the title (a company's name from SEC's map; an ambiguous, everyday-word or person's name only with support), or given as an exchange-qualified mention or a cashtag in the title or summary; in order of first mention.",
 );
 
 /** Wire id → its fields, in the order the docs list them. A wire not named here has none yet. */

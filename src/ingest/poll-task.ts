@@ -164,8 +164,8 @@ function contextOf(ref: TickerMapRef | undefined): ParseContext {
   if (context?.version === ref.version && context.file === ref.file) return context.value;
   try {
     const companies = CompanyMap.parse(readFileSync(ref.file, 'utf8'));
-    const tagger = new Tagger(companies);
-    context = { ...ref, value: { companies, tag: (text) => tagger.tag(text) } };
+    const tagger = new Tagger(companies, { names: true });
+    context = { ...ref, value: { companies, tag: (headline, summary) => tagger.tagStory(headline, summary) } };
   } catch {
     // Replaced while read, or removed: parse without tickers this once.
     return context?.value ?? {};

@@ -50,8 +50,18 @@
  *   "General Motors"; BUSINESS_NOUNS) is a company name the way "Inc" makes one, and is tagged as a
  *   distinctive name. A shortened form made only of everyday words ("Artificial Intelligence" for
  *   Artificial Intelligence Technology Solutions) is never tagged: it is a phrase of the language.
- * - A one-word name right after another capitalised word in sentence-case prose ("Jerome Powell",
- *   "Milton Hershey") is the end of a longer proper noun, most often a surname, and is not tagged.
+ * - The hundred largest companies (SEC lists the largest first) are the exception: news writes about
+ *   them most, so their everyday-word names ("Apple", "Amazon", "Visa") are tagged when capitalised,
+ *   unless the mention reads as the word or as part of another name (`prominentMention`). An OTC
+ *   company's everyday-word name, at the other end, needs its ticker or legal form.
+ * - People: a one-word name right after a given name ("Carl Icahn", "Milton Hershey"; Moby's lists of
+ *   given names, generated into given-names.ts) or after another capitalised word in sentence-case
+ *   prose ("Jerome Powell") is a surname and is not tagged, and a company whose whole name is a given
+ *   name ("Dana", "Megan") needs support like an everyday word.
+ * - What else a name can be: a coin ("Solana"), an acronym (a four-letter word in capitals, where SEC
+ *   writes the company in mixed case: "COPA" is not Copa Holdings), a product ("Galaxy S25"), a
+ *   town ("Bridgewater" without "Bancshares") or a sibling company ("Solaris Energy" is not Solaris
+ *   Resources): each is a rule below.
  * - A shortened form of a name (the name without its trailing descriptor: "Ford" for Ford Motor) follows
  *   the same classes; it is never formed by cutting a name after its first word in general ("Advance"
  *   for Advance Auto Parts), since a bare first word is more often the word than the company.
@@ -63,6 +73,7 @@
  */
 import type { CompanyMap, Listing } from './company-map.js';
 import { EVERYDAY_WORDS } from './everyday-words.js';
+import { GIVEN_NAMES } from './given-names.js';
 
 /** Legal-form and registration words dropped from the end of SEC names (after tokenising). */
 // biome-ignore format: a word list reads better packed
@@ -104,7 +115,7 @@ const GENERIC = new Set([
   'immune', 'vision', 'future', 'next', 'new', 'modern', 'green', 'blue', 'red', 'black', 'white', 'golden', 'royal', 'sun', 'star', 'sky', 'ocean', 'river',
   'lake', 'mountain', 'valley', 'bay', 'harbor', 'island', 'park', 'street', 'main', 'city', 'state', 'states', 'county', 'country', 'standard', 'reliance',
   'alliance', 'union', 'security', 'safety', 'transport', 'logistics', 'shipping', 'tankers', 'airlines', 'aviation', 'aerospace', 'defense', 'automotive',
-  'auto', 'motors', 'retail', 'foods', 'food', 'beverage', 'restaurants', 'hotels', 'resorts', 'gaming', 'entertainment', 'sports', 'education', 'learning',
+  'auto', 'motors', 'retail', 'foods', 'food', 'beverage', 'restaurants', 'hotels', 'resorts', 'gaming', 'esports', 'entertainment', 'sports', 'education', 'learning',
   'labs', 'research', 'diagnostics', 'devices', 'instruments', 'materials', 'chemicals', 'chemical', 'products', 'industrial', 'manufacturing', 'construction',
   'building', 'builders', 'engineering', 'infrastructure', 'utilities', 'electric', 'utility', 'telecom', 'internet', 'online', 'network', 'platform',
   'platforms', 'reit', 'land', 'real', 'estate', 'office', 'storage', 'towers', 'tower', 'one', 'two', 'three', 'alpha', 'beta', 'delta', 'gamma', 'omega',
@@ -112,7 +123,9 @@ const GENERIC = new Set([
   'solutions', 'fintech', 'enterprise', 'commerce', 'commercial', 'consumer', 'consumers', 'business', 'management', 'advisors', 'asset', 'assets', 'wealth',
   'savings', 'loan', 'bankshares', 'bancshares', 'financial', 'holdings', 'bancorporation', 'corporation', 'company',
   // market words, places
-  'nasdaq', 'nyse', 'news', 'euro', 'dow', 'bitcoin', 'ethereum', 'taiwan', 'indonesia', 'miami', 'cincinnati', 'kyoto', 'bogota', 'oxford', 'princeton',
+  // coins and crypto words: a company named for a coin ("Solana Co") is mentioned far less than the coin
+  'bitcoin', 'ethereum', 'solana', 'dogecoin', 'cardano', 'polkadot', 'chainlink', 'litecoin', 'tether', 'binance', 'defi', 'web3', 'stablecoin',
+  'nasdaq', 'nyse', 'news', 'euro', 'dow', 'taiwan', 'indonesia', 'miami', 'cincinnati', 'kyoto', 'bogota', 'oxford', 'princeton',
   'harvard', 'albany', 'basel', 'denali', 'dixie', 'sonoma', 'salem', 'cardiff', 'columbia', 'huntington', 'lakeside', 'hillcrest', 'northfield', 'riverview',
   'westwood', 'melrose', 'norwood', 'seneca', 'cambridge', 'chicago', 'boston', 'dallas', 'houston', 'atlanta', 'denver', 'phoenix', 'seattle', 'portland',
   'london', 'paris', 'tokyo', 'berlin', 'hong', 'kong', 'singapore', 'shanghai', 'beijing', 'dubai', 'toronto', 'vancouver', 'sydney', 'ohio', 'virginia',
@@ -200,7 +213,18 @@ const COMMON = new Set([
   'happy', 'williams', 'miller', 'murphy', 'kelly', 'morgan', 'harrison', 'crawford', 'myers', 'norris', 'richardson', 'jackson', 'patrick',
   'phillips', 'parsons', 'matthews', 'lindsay', 'irving', 'hudson', 'gibson', 'kirby', 'bentley', 'brady', 'mueller', 'moody', 'moog', 'howard',
   'bailey', 'kemper', 'fisher',
+  // words of the law that the regulators' wires use every day ("Amicus Brief")
+  'amicus', 'curiae', 'consent', 'verdict', 'remedy', 'petition',
 ]);
+
+/**
+ * How many of the largest companies (SEC's map lists the largest first) count as prominent: their
+ * everyday-word names are tagged when capitalised, without further support (`prominentMention`).
+ */
+const PROMINENT = 100;
+
+/** Descriptors of a bank: the name left without them is most often the bank's town. */
+const BANK_WORDS = new Set(['bancorp', 'bancshares', 'financial']);
 
 /** Legal forms that, right after a name (other suffix words between: "Amazon.com Inc."), assert it is a company. */
 const LEGAL_FORMS = new Set(['inc', 'incorporated', 'corp', 'corporation', 'co', 'plc', 'ltd', 'limited', 'llc', 'nv', 'ag', 'sa', 'se', 'lp']);
@@ -231,7 +255,7 @@ const EXCHANGE_RE =
   /(?<![A-Za-z])(NASDAQ(?:\s+(?:GS|GM|CM|Global Select|Global Market|Capital Market))?|Nasdaq(?:\s+(?:GS|GM|CM|Global Select|Global Market|Capital Market))?|NYSE\s+American|NYSE\s+MKT|NYSE\s+Arca|NYSE|AMEX|Cboe|CBOE|BATS|OTCQX|OTCQB|OTC\s+Pink|OTC\s+Markets|OTC|Pink|TSX-V|TSXV|TSX|LSE|AIM|ASX|TSE|HKEX|CSE|NEO|FRA|XETRA|SIX|Euronext|JSE|NSE|BSE|SGX)\s*:\s*([A-Z][A-Z0-9]{0,5}(?:[.-][A-Z]{1,2})?)(?![A-Za-z0-9])/gi;
 const CASHTAG_RE = /(?<![A-Za-z0-9$])\$([A-Z][A-Z0-9]{0,5}(?:[.-][A-Z]{1,2})?)(?![A-Za-z0-9])/g;
 
-type Kind = 'direct' | 'context' | 'never' | 'ambiguous';
+type Kind = 'direct' | 'prominent' | 'context' | 'never' | 'ambiguous';
 
 interface Candidate {
   tokens: string[];
@@ -241,6 +265,10 @@ interface Candidate {
   cik: string;
   /** The company's whole core name, not a shortened form ("agilent technologies", not "agilent"). */
   full: boolean;
+  /** For a shortened form, the word the company's name goes on with ("technologies"). */
+  rest: string;
+  /** SEC writes the name in mixed case ("Copa Holdings"): then "COPA" in capitals is an acronym. */
+  mixedCase: boolean;
 }
 
 interface Token {
@@ -316,9 +344,12 @@ function classify(tokens: string[], full: boolean): Kind {
   if (tokens.length === 1) {
     const w = tokens[0]!;
     if (w.length <= 3 || GENERIC.has(w) || /^\p{N}+$/u.test(w)) return 'never';
-    if (isEveryday(w)) return 'context';
+    // "Dana", "Megan": a person as often as the company
+    if (isEveryday(w) || GIVEN_NAMES.has(w)) return 'context';
     return 'direct';
   }
+  // "On Semiconductor" reads as "... Down On Semiconductor Stocks" in a title-case headline
+  if (TITLE_LOWER.has(tokens[0]!)) return 'context';
   if (tokens.every(isCommonish)) {
     if (!full) return 'never';
     // two everyday words ("Artificial Intelligence", "Quantum Computing") read as a phrase unless the
@@ -347,28 +378,27 @@ export class Tagger {
   private readonly firstTicker = new Map<string, string>();
 
   /**
-   * `names`: also tag company names (the rules above). Off in the service: on real news it still
-   * tags people's names that are company names in title-case headlines ("Dana White" as Dana) and
-   * companies the labels leave out, and its precision against labelled sets is below what a trading
-   * bot can act on (bench:tagging measures both sets). Exchange mentions and cashtags are
-   * the issuer's or the author's own pointer to a listing.
+   * `names`: also tag company names (the rules above). The service does, in headlines only
+   * (`tagStory`); `bench:tagging` measures it against what each headline is about.
    */
   constructor(
     private readonly map: CompanyMap,
     private readonly opts: { names?: boolean } = {},
   ) {
+    // SEC lists companies largest first: a company's place in the map is its rank by market value
     const companies = new Map<string, Listing>();
     for (const l of map.listings) {
       this.tickers.add(l.ticker);
       if (!companies.has(l.cik)) companies.set(l.cik, l);
     }
+    const prominent = new Set([...companies.keys()].slice(0, PROMINENT));
     // alias → entries of (cik, full name or shortened form)
-    const aliases = new Map<string, { tokens: string[]; full: Set<string>; short: Set<string> }>();
-    const add = (tokens: string[], cik: string, full: boolean) => {
+    const aliases = new Map<string, { tokens: string[]; full: Set<string>; short: Set<string>; weak: boolean; rest: string }>();
+    const add = (tokens: string[], cik: string, full: boolean, weak = false, rest = '') => {
       if (tokens.length === 0) return;
       const key = tokens.join(' ');
       let a = aliases.get(key);
-      if (!a) aliases.set(key, (a = { tokens, full: new Set(), short: new Set() }));
+      if (!a) aliases.set(key, (a = { tokens, full: new Set(), short: new Set(), weak, rest }));
       (full ? a.full : a.short).add(cik);
     };
     for (const [cik, l] of companies) {
@@ -378,9 +408,12 @@ export class Tagger {
       add(core, cik, true);
       // the name without trailing descriptors ("agilent technologies" → "agilent")
       let n = core.length;
+      let weak = false;
       while (n > 1 && DESCRIPTORS.has(core[n - 1]!)) {
         n--;
-        add(core.slice(0, n), cik, false);
+        // a bank is named for its town: "Bridgewater" without "Bancshares" is the place
+        weak ||= BANK_WORDS.has(core[n]!);
+        add(core.slice(0, n), cik, false, weak, core[n]);
       }
     }
     for (const a of aliases.values()) {
@@ -396,9 +429,13 @@ export class Tagger {
       else {
         cik = [...owners][0]!;
         kind = classify(a.tokens, a.full.size > 0);
+        if (kind === 'direct' && a.weak && a.full.size === 0) kind = 'context';
+        if (kind === 'context' && prominent.has(cik)) kind = 'prominent';
       }
-      const ticker = kind === 'direct' || kind === 'context' ? this.firstTicker.get(cik)! : '';
-      const cand: Candidate = { tokens: a.tokens, kind, ticker, cik, full: a.full.size > 0 };
+      const ticker = kind === 'direct' || kind === 'prominent' || kind === 'context' ? this.firstTicker.get(cik)! : '';
+      const name = cik ? (companies.get(cik)?.name ?? '') : '';
+      const mixedCase = /\p{Ll}/u.test(name) && !name.includes(a.tokens[0]!.toUpperCase());
+      const cand: Candidate = { tokens: a.tokens, kind, ticker, cik, full: a.full.size > 0, rest: a.rest, mixedCase };
       const list = this.byFirst.get(a.tokens[0]!);
       if (list) list.push(cand);
       else this.byFirst.set(a.tokens[0]!, [cand]);
@@ -408,6 +445,22 @@ export class Tagger {
 
   /** Tickers the text is about, upper-case, deduplicated, in order of first mention. */
   tag(text: string): string[] {
+    return firstMentions(this.mentions(text, this.opts.names ?? false));
+  }
+
+  /**
+   * Tickers a story is about: company names in its headline, exchange mentions and cashtags in both.
+   * A headline names what the story is about; a summary also names peers, analysts' firms, index
+   * members and the places of a dateline, and every one of those a name match would tag.
+   */
+  tagStory(headline: string, summary: string): string[] {
+    const inSummary = this.mentions(summary, false);
+    for (const f of inSummary) f.at += headline.length + 1;
+    return firstMentions([...this.mentions(headline, this.opts.names ?? false), ...inSummary]);
+  }
+
+  /** Every ticker mention in the text, with where it is. */
+  private mentions(text: string, names: boolean): { at: number; ticker: string }[] {
     const found: { at: number; ticker: string }[] = [];
     const explicit = new Set<string>();
 
@@ -431,7 +484,7 @@ export class Tagger {
       }
     }
 
-    const toks = this.opts.names ? tokenize(text) : [];
+    const toks = names ? tokenize(text) : [];
     let prose: Prose | undefined;
     for (let i = 0; i < toks.length; ) {
       const list = this.byFirst.get(toks[i]!.w);
@@ -457,23 +510,24 @@ export class Tagger {
         continue;
       }
       const len = hit.tokens.length;
-      if (!properNoun(toks, i, len)) {
+      // "Solaris Energy" is not Solaris Resources: a shortened name followed by another descriptor
+      // names another company of the same stem ("Agilent Tech" abbreviates its own)
+      const after = toks[i + len];
+      if (!properNoun(toks, i, len) || (!hit.full && after?.cap && DESCRIPTORS.has(after.w) && !hit.rest.startsWith(after.w))) {
         i++;
         continue;
       }
       if (hit.kind === 'direct') {
-        if (!(len === 1 && surname(text, toks, i, () => (prose ??= proseOf(text, toks))))) found.push({ at: toks[i]!.start, ticker: hit.ticker });
-      } else if (hit.kind === 'context') {
+        if (!(len === 1 && ((hit.mixedCase && acronym(text, toks[i]!)) || surname(text, toks, i, () => (prose ??= proseOf(text, toks)))))) found.push({ at: toks[i]!.start, ticker: hit.ticker });
+      } else if (hit.kind === 'prominent' || hit.kind === 'context') {
         prose ??= proseOf(text, toks);
-        if (this.supported(text, toks, i, len, hit, prose, explicit)) found.push({ at: toks[i]!.start, ticker: hit.ticker });
+        if ((hit.kind === 'prominent' && prominentMention(text, toks, i, len, prose)) || this.supported(text, toks, i, len, hit, prose, explicit)) {
+          found.push({ at: toks[i]!.start, ticker: hit.ticker });
+        }
       }
       i += len;
     }
-
-    found.sort((a, b) => a.at - b.at);
-    const out: string[] = [];
-    for (const f of found) if (!out.includes(f.ticker)) out.push(f.ticker);
-    return out;
+    return found;
   }
 
   /** A ticker as written, if the map lists it (`BRK.B` is SEC's `BRK-B`). */
@@ -489,13 +543,19 @@ export class Tagger {
     const next = toks[i + len];
     if (prev && DETERMINERS.has(prev.w)) return false;
     if ((prev && prev.w === 'price') || (next && next.w === 'price')) return false;
+    // An OTC company's everyday-word name counts only with its ticker or legal form: "Circle" in the
+    // news is Circle Internet (NYSE), whose name is longer, not the OTC shell Circle Energy.
+    const otc = !NATIONAL.has(this.map.byCik(c.cik)[0]?.exchange ?? '');
     // a legal suffix asserts the whole name: "Strategy Inc", but not "Net Element, Inc." for Element Solutions
     if (c.full) for (let k = i + len; k < i + len + 3 && k < toks.length && LEGAL_SUFFIXES.has(toks[k]!.w); k++) if (LEGAL_FORMS.has(toks[k]!.w)) return true;
     const listings = this.map.byCik(c.cik);
+    const word = c.tokens.join('').toUpperCase();
     for (const l of listings) {
       if (explicit.has(l.ticker)) return true;
-      if (l.ticker.length >= 2 && hasBareTicker(text, l.ticker)) return true;
+      // "CITY OF HOPE" names no listing: an upper-case name is not its own ticker
+      if (l.ticker.length >= 2 && l.ticker !== word && hasBareTicker(text, l.ticker)) return true;
     }
+    if (otc) return false;
     // "Apple's stock", "Target's shares": the owner of a listing
     const last = toks[i + len - 1]!;
     if (next && /['’]s$/i.test(text.slice(last.start, last.end)) && (next.w === 'stock' || next.w === 'shares' || next.w === 'share')) return true;
@@ -507,6 +567,14 @@ export class Tagger {
     }
     return false;
   }
+}
+
+/** The tickers in order of first mention, each once. */
+function firstMentions(found: { at: number; ticker: string }[]): string[] {
+  found.sort((a, b) => a.at - b.at);
+  const out: string[] = [];
+  for (const f of found) if (!out.includes(f.ticker)) out.push(f.ticker);
+  return out;
 }
 
 /** Where the text's sentences start, and which tokens sit in sentence-case prose (module header). */
@@ -559,13 +627,24 @@ function proseOf(text: string, toks: Token[]): Prose {
 /**
  * A one-word name right after another capitalised word in sentence-case prose, with nothing between
  * them but a space ("Jerome Powell", "Milton Hershey"): the last word of a longer proper noun, most
- * often a person's surname. Title-case text capitalises every word, so there it proves nothing.
+ * often a person's surname. Title-case text capitalises every word, so there it proves nothing,
+ * unless the word before is a given name ("Carl Icahn's Funds", "Milton Hershey School").
  */
 function surname(text: string, toks: Token[], i: number, prose: () => Prose): boolean {
   const prev = toks[i - 1];
   if (!prev || !spaced(text, prev, toks[i]!) || !titleWord(text, prev)) return false;
+  if (GIVEN_NAMES.has(prev.w)) return true;
   const p = prose();
   return p.sentenceCase[i]! && !p.start[i];
+}
+
+/**
+ * A four-letter word in capitals in text that is not all capitals reads as an acronym ("Ballad
+ * Health COPA"), not as the name of a company SEC writes in mixed case (Copa Holdings). Shorter
+ * names are never tagged by name; longer ones in capitals are names ("NVIDIA").
+ */
+function acronym(text: string, t: Token): boolean {
+  return t.end - t.start === 4 && !/\p{Ll}/u.test(text.slice(t.start, t.end)) && /\p{Ll}/u.test(text);
 }
 
 /** Two tokens with only white space between them: one phrase. */
@@ -575,20 +654,49 @@ function spaced(text: string, a: Token, b: Token): boolean {
 
 /**
  * The mention at token j (len tokens) is capitalised where sentence-case prose would write a common
- * word in lower case: not at a sentence, clause, quote or bracket start, and not next to another
- * capitalised word, which would make it part of a longer proper noun ("Bill Gates", "Jerome Powell",
- * "Gulf of Mexico" aside from the linking word) rather than the company.
+ * word in lower case: not at a sentence, clause, quote or bracket start, not after a determiner or a
+ * number ("$67.4 Billion", "5 Genius Stocks"), and not part of a longer proper noun.
  */
 function properInProse(text: string, toks: Token[], j: number, len: number, prose: Prose): boolean {
   if (prose.start[j] || !prose.sentenceCase[j]) return false;
   for (let k = 0; k < len; k++) if (!toks[j + k]!.cap) return false;
   const prev = toks[j - 1];
   if (prev && DETERMINERS.has(prev.w)) return false;
-  if (prev && titleWord(text, prev) && spaced(text, prev, toks[j]!)) return false;
-  // a quantity ("$67.4 Billion", "5 Genius Stocks"), not a name
   if (prev && /^\p{N}/u.test(prev.w) && /^[\s%]+$/u.test(text.slice(prev.end, toks[j]!.start))) return false;
+  // a model after it makes a product of it ("Galaxy S25", "Pixel 9")
+  const next = toks[j + len];
+  if (next && spaced(text, toks[j + len - 1]!, next) && /\p{N}/u.test(next.w) && next.cap) return false;
+  return !partOfLongerName(text, toks, j, len);
+}
+
+/**
+ * A capitalised word right before or after the mention, with only a space between, makes it part of
+ * a longer proper noun ("Bill Gates", "Jerome Powell", "Gulf of Mexico" over the linking word) rather
+ * than the company. Only sentence-case prose says so: title case capitalises every word.
+ */
+function partOfLongerName(text: string, toks: Token[], j: number, len: number): boolean {
+  const prev = toks[j - 1];
+  if (prev && titleWord(text, prev) && spaced(text, prev, toks[j]!)) return true;
   const next = toks[j + len];
   const after = toks[j + len + 1];
-  if (next && spaced(text, toks[j + len - 1]!, next) && (titleWord(text, next) || (next.w === 'of' && after && titleWord(text, after)))) return false;
-  return true;
+  return !!next && spaced(text, toks[j + len - 1]!, next) && (titleWord(text, next) || (next.w === 'of' && !!after && titleWord(text, after)));
+}
+
+/**
+ * An everyday-word name of one of the largest companies ("Apple", "Amazon", "Visa"), capitalised: the
+ * company, since news writes about the largest companies most, unless the mention reads as the word
+ * (after a determiner, in "price target", at the start of a sentence-case sentence: "Apple pie
+ * recipe") or as part of another proper noun: after a given name or a number ("H-1B Visa"), or, in
+ * sentence-case prose, beside another capitalised word ("Big Apple", "Amazon Rainforest").
+ */
+function prominentMention(text: string, toks: Token[], j: number, len: number, prose: Prose): boolean {
+  for (let k = 0; k < len; k++) if (!toks[j + k]!.cap) return false;
+  const prev = toks[j - 1];
+  const next = toks[j + len];
+  if (prev && (DETERMINERS.has(prev.w) || prev.w === 'price')) return false;
+  // "Carl Icahn", "H-1B Visa": a person's name, or a thing with a number in its name
+  if (prev && spaced(text, prev, toks[j]!) && (GIVEN_NAMES.has(prev.w) || /\p{N}/u.test(prev.w))) return false;
+  if (next && next.w === 'price') return false;
+  // in sentence case a capital at a sentence start proves nothing ("Apple pie recipe")
+  return !(prose.sentenceCase[j] && (prose.start[j] || partOfLongerName(text, toks, j, len)));
 }

@@ -63,11 +63,12 @@ const CVE_ID = /\bCVE-\d{4}-\d{4,}\b/gi;
 /** What the parsers read beside the document: SEC's ticker map, and the tagger built on it. */
 export interface ParseContext {
   companies?: CompanyMap;
-  tag?: (text: string) => string[];
+  /** The tickers a story is about, from its headline and summary (Tagger.tagStory). */
+  tag?: (headline: string, summary: string) => string[];
 }
 
-/** Fields of an item derived from its text and stated fields (its `text`, its `data` as read). */
-export type DeriveFields = (text: string, data: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+/** Fields of an item derived from its title, its summary and the fields it states (`data` as read). */
+export type DeriveFields = (title: string, summary: string, data: Readonly<Record<string, unknown>>) => Record<string, unknown>;
 
 /**
  * Fields a wire's items state in their text, or that follow from what they state:
@@ -75,15 +76,16 @@ export type DeriveFields = (text: string, data: Readonly<Record<string, unknown>
  *   ZDI's feeds), where the source gives none as a field (KEV's `cveID` wins);
  * - a filing's tickers: the listings SEC's map gives the company's CIK (its first-listed one as
  *   `ticker`);
- * - the tickers of the listed companies a story's title or summary names (tickers/tagger.ts).
+ * - the tickers of the listed companies a story is about: named in its title, or pointed to by an
+ *   exchange mention or cashtag in its title or summary (tickers/tagger.ts).
  */
 export function deriveFieldsFor(wire: string | undefined, ctx: ParseContext): DeriveFields | undefined {
-  if (wire === 'cve') return (t) => ({ cves: [...new Set(Array.from(t.matchAll(CVE_ID), (m) => m[0].toUpperCase()))] });
+  if (wire === 'cve') return (t, s) => ({ cves: [...new Set(Array.from(`${t} ${s}`.matchAll(CVE_ID), (m) => m[0].toUpperCase()))] });
   const companies = ctx.companies;
   const tag = ctx.tag;
-  if (tag && TAGGED_WIRES.includes(wire ?? '')) return (t) => ({ tickers: tag(t) });
+  if (tag && TAGGED_WIRES.includes(wire ?? '')) return (t, s) => ({ tickers: tag(t, s) });
   if (wire === 'edgar' && companies) {
-    return (_t, d) => {
+    return (_t, _s, d) => {
       const listings = typeof d.cik === 'string' ? companies.byCik(d.cik) : [];
       return { ticker: listings[0]?.ticker, tickers: listings.map((l) => l.ticker) };
     };

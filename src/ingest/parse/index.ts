@@ -257,7 +257,7 @@ function normalize(e: RawEntry, source: SourceDef, now: number, base: string | u
     item.published = Math.min(date.ms, now);
   }
   if (e.state && /^[A-Z]{2}$/.test(e.state)) item.state = e.state;
-  const data = stated({ ...derive?.(`${title} ${item.summary}`, e.data ?? {}), ...e.data });
+  const data = stated({ ...derive?.(title, item.summary, e.data ?? {}), ...e.data });
   if (data) item.data = data;
   return item;
 }
