@@ -481,6 +481,8 @@ describe('data: the tickers of the stories in the real captures', () => {
       'WMT',
     ]);
     assert.deepEqual(tickersOf('Hackers fooled Cognizant help desk, says Clorox in $380M cyberattack lawsuit'), ['CTSH', 'CLX']);
+    assert.deepEqual(tickersOf('IBM releases 1,000+ qubit processor, roadmap to error correction'), ['IBM']);
+    assert.deepEqual(tickersOf('Google joins Microsoft in telling users Anthropic is still available outside defense projects'), ['GOOGL', 'MSFT']);
   });
 
   test('a word that is also a company is not', () => {

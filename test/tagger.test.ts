@@ -102,6 +102,14 @@ describe('the ticker tagger (hand-written sentences)', () => {
     assert.deepEqual(tag('Hit The Target With These Stocks'), []);
   });
 
+  test("the largest companies' tickers in capitals, and the names the news uses for them", () => {
+    assert.deepEqual(tag('IBM and AMD unveil new chips'), ['IBM', 'AMD']);
+    assert.deepEqual(tag('Google and Facebook face a new probe'), ['GOOGL', 'META']);
+    assert.deepEqual(tag('A CAT scan, and a SPY novel'), [], 'tickers that are words of the language');
+    assert.deepEqual(tag('IBM AND AMD UNVEIL NEW CHIPS'), [], 'all capitals: every word looks like a ticker');
+    assert.deepEqual(tag('Amazon Tightens Grip As E-Commerce Accelerates: JPMorgan Sees Upside'), ['AMZN'], 'a bank as the analyst');
+  });
+
   test('dictionary words and everyday phrases', () => {
     // not in the hand-written COMMON list, but ordinary words of the dictionary list
     assert.deepEqual(tag('Partner Shares Jump. The firm named a new partner as its stock rose.'), []);

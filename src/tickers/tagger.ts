@@ -10,8 +10,9 @@
  * - A cashtag (`$NVDA`) is an author's deliberate pointer to a listing; tagged when upper-case and in
  *   the map. `$5`, `$1.2B` start with a digit and are money; crypto symbols (`$BTC`) are coins even
  *   where an ETF happens to trade under the same letters.
- * - A bare upper-case ticker (`A`, `IT`, `ON`, `ALL`) is never tagged on its own: too many tickers are
- *   words or abbreviations. It only counts as context for a name that needs it (below).
+ * - A bare upper-case ticker (`A`, `IT`, `ON`, `ALL`) is not tagged on its own: too many tickers are
+ *   words or abbreviations. It counts as support for a name that needs it (below), and the largest
+ *   companies' tickers that are no word are the one exception ("IBM").
  * - Company names: SEC's names carry legal and registration noise (`Inc.`, `& Co`, `/DE/`, `N.V.`) that
  *   writers drop, so names and text are reduced to the same word tokens (case, punctuation, accents and
  *   possessive `'s` removed) and the distinctive core is matched as whole words. A core that ends in a
@@ -52,7 +53,9 @@
  *   Artificial Intelligence Technology Solutions) is never tagged: it is a phrase of the language.
  * - The hundred largest companies (SEC lists the largest first) are the exception: news writes about
  *   them most, so their everyday-word names ("Apple", "Amazon", "Visa") are tagged when capitalised,
- *   unless the mention reads as the word or as part of another name (`prominentMention`). An OTC
+ *   unless the mention reads as the word or as part of another name (`prominentMention`); so are
+ *   their tickers written in capitals where no word of the language is ("IBM", "AMD"; not "CAT"),
+ *   and the few names the news uses for them that SEC's do not contain (ALIASES: "Google"). An OTC
  *   company's everyday-word name, at the other end, needs its ticker or legal form.
  * - People: a one-word name right after a given name ("Carl Icahn", "Milton Hershey"; Moby's lists of
  *   given names, generated into given-names.ts) or after another capitalised word in sentence-case
@@ -223,6 +226,27 @@ const COMMON = new Set([
  */
 const PROMINENT = 100;
 
+/**
+ * Names the news uses for some of the largest companies that are not in SEC's name for them: a
+ * brand ("Google" for Alphabet), or the first word of a two-word name that writers shorten and
+ * that is nobody's everyday word or given name ("Exxon", "Lockheed"). Each counts as the company's
+ * name (by ticker: an alias of a company the map does not list is dropped). Not the banks' short
+ * names ("JPMorgan", "Goldman", "Citi"): in a headline they are most often the analyst behind a
+ * call on another company ("Amazon Tightens Grip ...: JPMorgan's 'Best Idea'").
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  google: 'GOOGL',
+  facebook: 'META',
+  exxon: 'XOM',
+  berkshire: 'BRK-B',
+  schwab: 'SCHW',
+  disney: 'DIS',
+  pepsi: 'PEP',
+  lockheed: 'LMT',
+  raytheon: 'RTX',
+  tsmc: 'TSM',
+};
+
 /** Descriptors of a bank: the name left without them is most often the bank's town. */
 const BANK_WORDS = new Set(['bancorp', 'bancshares', 'financial']);
 
@@ -376,6 +400,8 @@ export class Tagger {
   private readonly tickers = new Set<string>();
   /** CIK → first-listed ticker, for bare-ticker support of context names. */
   private readonly firstTicker = new Map<string, string>();
+  /** A largest company's ticker written as a word of its own → the company's first-listed ticker. */
+  private readonly spelled = new Map<string, string>();
 
   /**
    * `names`: also tag company names (the rules above). The service does, in headlines only
@@ -401,8 +427,14 @@ export class Tagger {
       if (!a) aliases.set(key, (a = { tokens, full: new Set(), short: new Set(), weak, rest }));
       (full ? a.full : a.short).add(cik);
     };
+    for (const [alias, ticker] of Object.entries(ALIASES)) {
+      const l = map.byTicker(ticker);
+      if (l) add([alias], l.cik, true);
+    }
     for (const [cik, l] of companies) {
       this.firstTicker.set(cik, l.ticker);
+      // "IBM", "AMD", "NVDA": a largest company's ticker in capitals, where it is no word of the language
+      if (prominent.has(cik)) for (const c of map.byCik(cik)) if (/^[A-Z]{3,}$/.test(c.ticker) && !isEveryday(c.ticker.toLowerCase())) this.spelled.set(c.ticker, l.ticker);
       const core = coreName(l.name);
       if (core.length === 0) continue;
       add(core, cik, true);
@@ -506,6 +538,10 @@ export class Tagger {
         }
       }
       if (!hit) {
+        // outside all-capitals text, where every word looks like a ticker
+        const t = toks[i]!;
+        const spelled = t.end - t.start >= 3 && this.spelled.get(text.slice(t.start, t.end));
+        if (spelled && /\p{Ll}/u.test(text)) found.push({ at: t.start, ticker: spelled });
         i++;
         continue;
       }
