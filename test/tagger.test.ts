@@ -106,6 +106,7 @@ describe('the ticker tagger (hand-written sentences)', () => {
     assert.deepEqual(tag('IBM and AMD unveil new chips'), ['IBM', 'AMD']);
     assert.deepEqual(tag('Google and Facebook face a new probe'), ['GOOGL', 'META']);
     assert.deepEqual(tag('A CAT scan, and a SPY novel'), [], 'tickers that are words of the language');
+    assert.deepEqual(tag('Hackers hit a CRM vendor and a SAN array'), [], 'three letters that are not the name or its initials: acronyms');
     assert.deepEqual(tag('IBM AND AMD UNVEIL NEW CHIPS'), [], 'all capitals: every word looks like a ticker');
     assert.deepEqual(tag('Amazon Tightens Grip As E-Commerce Accelerates: JPMorgan Sees Upside'), ['AMZN'], 'a bank as the analyst');
   });

@@ -355,6 +355,20 @@ function properNoun(toks: Token[], i: number, len: number): boolean {
   return true;
 }
 
+/**
+ * A largest company's ticker that, written in capitals, can only mean the company: four letters or
+ * more and no word of the language ("NVDA", "AAPL"; not "COST"), or three that are its name or its
+ * initials ("IBM", "AMD", "RTX"). Other three-letter tickers are also the acronyms of technology
+ * and business news: CRM, SAN, HDB.
+ */
+function spelledOut(ticker: string, core: readonly string[]): boolean {
+  if (!/^[A-Z]{3,}$/.test(ticker) || isEveryday(ticker.toLowerCase())) return false;
+  if (ticker.length > 3) return true;
+  const t = ticker.toLowerCase();
+  const initials = core.filter((w) => !LINKING.has(w)).map((w) => w[0]);
+  return core.join('') === t || initials.join('') === t;
+}
+
 /** An everyday English word: the hand-written COMMON list, or an ordinary word of the dictionary list. */
 function isEveryday(w: string): boolean {
   return COMMON.has(w) || EVERYDAY_WORDS.has(w);
@@ -433,9 +447,8 @@ export class Tagger {
     }
     for (const [cik, l] of companies) {
       this.firstTicker.set(cik, l.ticker);
-      // "IBM", "AMD", "NVDA": a largest company's ticker in capitals, where it is no word of the language
-      if (prominent.has(cik)) for (const c of map.byCik(cik)) if (/^[A-Z]{3,}$/.test(c.ticker) && !isEveryday(c.ticker.toLowerCase())) this.spelled.set(c.ticker, l.ticker);
       const core = coreName(l.name);
+      if (prominent.has(cik)) for (const c of map.byCik(cik)) if (spelledOut(c.ticker, core)) this.spelled.set(c.ticker, l.ticker);
       if (core.length === 0) continue;
       add(core, cik, true);
       // the name without trailing descriptors ("agilent technologies" → "agilent")
