@@ -17,9 +17,13 @@
  * Strict precision counts a tag right only when it is a label (or another share class of one); the
  * second figure also accepts tags of companies the text names by the bench's own rule (`mentions`),
  * which is generous to everyday-word names (a capitalised "Here" counts as naming Here Group). Which
- * labels the text "names" is decided by `mentions` too, without the tagger.
+ * labels the text "names" is decided by `mentions` too, without the tagger. Last, unlabelled: the
+ * tickers the service gives the stories of its own real captures (fixtures/real/), for reading.
  */
 import { readFileSync } from 'node:fs';
+import { SOURCES } from '../src/catalog/index.js';
+import { TAGGED_WIRES } from '../src/catalog/facets.js';
+import { parseSource } from '../src/ingest/parse/index.js';
 import { CompanyMap } from '../src/tickers/company-map.js';
 import { Tagger } from '../src/tickers/tagger.js';
 
@@ -122,8 +126,7 @@ function alphaVantage(): LabelledSet {
     name: 'Alpha Vantage news (alphavantage-news.csv)',
     provenance: 'Alpha Vantage NEWS_SENTIMENT dump, Dec 2024–Mar 2025, via GitHub nghiatran2609/llm-financial-sentiment-analysis@0261364e data/raw/alv_news_raw.csv; first row per distinct title',
     rows: records.map((f) => {
-      const tickers = [...f[iTs]!.matchAll(/'ticker': '([^']+)'/g)].map((m) => m[1]!);
-      const labels = [...new Set(tickers.filter((t) => map.byTicker(t)).map((t) => map.byTicker(t)!.ticker))];
+      const labels = alphaVantageLabels(f[iTs]!);
       return { id: f[iUrl]!, title: f[iTitle]!, summary: f[iSummary]!, text: `${f[iTitle]!}. ${f[iSummary]!}`, labels, roundUp: false };
     }),
     passes: 3,
@@ -140,14 +143,13 @@ function alphaVantage(): LabelledSet {
 function benzingaTagged(): LabelledSet {
   const { header, records } = readCsv('alphavantage-news.csv');
   const [iTitle, iUrl, iSource, iTs] = ['title', 'url', 'source', 'ticker_sentiment'].map((h) => header.indexOf(h)) as [number, number, number, number];
-  const inMap = (ts: string[]) => [...new Set(ts.filter((t) => map.byTicker(t)).map((t) => map.byTicker(t)!.ticker))];
   const rows: Row[] = [];
   for (const f of records) {
     if (f[iSource] !== 'Benzinga') continue;
     const title = f[iTitle]!;
     const list = BENZINGA_TAGS.exec(title);
     const about = list ? inMap([...list[1]!.matchAll(/:\s*([A-Z][A-Z0-9.-]*)\s*\)/g)].map((m) => m[1]!.replace('.', '-'))) : [];
-    const av = inMap([...f[iTs]!.matchAll(/'ticker': '([^']+)'/g)].map((m) => m[1]!));
+    const av = alphaVantageLabels(f[iTs]!);
     const headline = list ? title.slice(0, list.index) : title;
     rows.push({ id: f[iUrl]!, title: headline, summary: '', text: headline, labels: [...new Set([...about, ...av])], about, roundUp: false });
   }
@@ -158,6 +160,12 @@ function benzingaTagged(): LabelledSet {
     passes: 20,
   };
 }
+
+/** The tickers the SEC map lists, as it writes them, each once. */
+const inMap = (tickers: string[]) => [...new Set(tickers.filter((t) => map.byTicker(t)).map((t) => map.byTicker(t)!.ticker))];
+
+/** Alpha Vantage's labels of an article: the tickers of its `ticker_sentiment` (a Python-repr list) that the SEC map lists. */
+const alphaVantageLabels = (tickerSentiment: string) => inMap([...tickerSentiment.matchAll(/'ticker': '([^']+)'/g)].map((m) => m[1]!));
 
 /** Benzinga's tag list at the end of a headline: ` - Name ( VENUE:TICKER ) , Name ( VENUE:TICKER ) `. */
 const BENZINGA_TAGS = / - ((?:[^()]+\(\s*[A-Za-z ]+:\s*[A-Z][A-Z0-9.-]*\s*\)\s*,?\s*)+)$/;
@@ -286,4 +294,26 @@ const tagged = benzingaTagged();
 for (const set of [benzinga(), alphaVantage(), tagged]) {
   for (const config of [EXPLICIT, SERVICE]) run(set, config, set === tagged && config === SERVICE);
   if (set.rows.some((r) => r.summary)) run(set, NAMES_EVERYWHERE, false);
+}
+
+// Unlabelled, for reading: the tickers the service gives the stories of its own real captures.
+{
+  const real = new URL('fixtures/real/', root);
+  const tagger = new Tagger(map, { names: true });
+  const context = { companies: map, tag: (headline: string, summary: string) => tagger.tagStory(headline, summary) };
+  const captures = (JSON.parse(readFileSync(new URL('index.json', real), 'utf8')) as { file: string; sourceId: string; contentType: string; finalUrl: string }[]).flatMap((c) => {
+    const source = SOURCES.find((s) => s.id === c.sourceId);
+    return source && TAGGED_WIRES.includes(source.wire.id) ? [{ ...c, source }] : [];
+  });
+  let stories = 0;
+  const lines: string[] = [];
+  for (const c of captures) {
+    for (const item of parseSource(c.source, readFileSync(new URL(c.file, real)), c.contentType, Date.UTC(2100, 0, 1), c.finalUrl, context).items) {
+      stories++;
+      const tickers = item.data?.tickers as string[] | undefined;
+      if (tickers?.length) lines.push(`  ${c.source.wire.id} ${tickers.join(',')}: ${item.title.slice(0, 110)}`);
+    }
+  }
+  console.log(`\n== the service's own real captures (fixtures/real/, wires ${TAGGED_WIRES.join(', ')}): ${lines.length} of ${stories} stories tagged`);
+  for (const line of lines) console.log(line);
 }

@@ -568,7 +568,7 @@ export class Tagger {
       }
       if (hit.kind === 'direct') {
         if (!(len === 1 && ((hit.mixedCase && acronym(text, toks[i]!)) || surname(text, toks, i, () => (prose ??= proseOf(text, toks)))))) found.push({ at: toks[i]!.start, ticker: hit.ticker });
-      } else if (hit.kind === 'prominent' || hit.kind === 'context') {
+      } else if ((hit.kind === 'prominent' || hit.kind === 'context') && !readsAsWord(toks, i, len)) {
         prose ??= proseOf(text, toks);
         if ((hit.kind === 'prominent' && prominentMention(text, toks, i, len, prose)) || this.supported(text, toks, i, len, hit, prose, explicit)) {
           found.push({ at: toks[i]!.start, ticker: hit.ticker });
@@ -585,19 +585,15 @@ export class Tagger {
     return this.tickers.has(t) ? t : undefined;
   }
 
-  /** The strong support an everyday-word name needs (module header). */
+  /** The strong support an everyday-word name needs (module header), for a mention that does not read as the word. */
   private supported(text: string, toks: Token[], i: number, len: number, c: Candidate, prose: Prose, explicit: Set<string>): boolean {
-    for (let k = 0; k < len; k++) if (!toks[i + k]!.cap) return false;
-    const prev = toks[i - 1];
     const next = toks[i + len];
-    if (prev && DETERMINERS.has(prev.w)) return false;
-    if ((prev && prev.w === 'price') || (next && next.w === 'price')) return false;
+    const listings = this.map.byCik(c.cik);
     // An OTC company's everyday-word name counts only with its ticker or legal form: "Circle" in the
     // news is Circle Internet (NYSE), whose name is longer, not the OTC shell Circle Energy.
-    const otc = !NATIONAL.has(this.map.byCik(c.cik)[0]?.exchange ?? '');
+    const otc = !NATIONAL.has(listings[0]?.exchange ?? '');
     // a legal suffix asserts the whole name: "Strategy Inc", but not "Net Element, Inc." for Element Solutions
     if (c.full) for (let k = i + len; k < i + len + 3 && k < toks.length && LEGAL_SUFFIXES.has(toks[k]!.w); k++) if (LEGAL_FORMS.has(toks[k]!.w)) return true;
-    const listings = this.map.byCik(c.cik);
     const word = c.tokens.join('').toUpperCase();
     for (const l of listings) {
       if (explicit.has(l.ticker)) return true;
@@ -696,6 +692,17 @@ function acronym(text: string, t: Token): boolean {
   return t.end - t.start === 4 && !/\p{Ll}/u.test(text.slice(t.start, t.end)) && /\p{Ll}/u.test(text);
 }
 
+/**
+ * An everyday-word name that reads as the word, whatever else the text says: not capitalised, led
+ * by a determiner ("hit the target", "Hit The Target"), or part of "price target".
+ */
+function readsAsWord(toks: Token[], i: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (!toks[i + k]!.cap) return true;
+  const prev = toks[i - 1];
+  const next = toks[i + len];
+  return (prev !== undefined && (DETERMINERS.has(prev.w) || prev.w === 'price')) || next?.w === 'price';
+}
+
 /** Two tokens with only white space between them: one phrase. */
 function spaced(text: string, a: Token, b: Token): boolean {
   return /^\s+$/.test(text.slice(a.end, b.start));
@@ -733,19 +740,15 @@ function partOfLongerName(text: string, toks: Token[], j: number, len: number): 
 
 /**
  * An everyday-word name of one of the largest companies ("Apple", "Amazon", "Visa"), capitalised: the
- * company, since news writes about the largest companies most, unless the mention reads as the word
- * (after a determiner, in "price target", at the start of a sentence-case sentence: "Apple pie
- * recipe") or as part of another proper noun: after a given name or a number ("H-1B Visa"), or, in
- * sentence-case prose, beside another capitalised word ("Big Apple", "Amazon Rainforest").
+ * company, since news writes about the largest companies most (for a mention that does not read as
+ * the word: `readsAsWord`), unless a capital proves nothing (the start of a sentence-case sentence:
+ * "Apple pie recipe") or it is part of another proper noun: after a given name or a number ("H-1B
+ * Visa"), or, in sentence-case prose, beside another capitalised word ("Big Apple", "Amazon Rainforest").
  */
 function prominentMention(text: string, toks: Token[], j: number, len: number, prose: Prose): boolean {
-  for (let k = 0; k < len; k++) if (!toks[j + k]!.cap) return false;
   const prev = toks[j - 1];
-  const next = toks[j + len];
-  if (prev && (DETERMINERS.has(prev.w) || prev.w === 'price')) return false;
   // "Carl Icahn", "H-1B Visa": a person's name, or a thing with a number in its name
   if (prev && spaced(text, prev, toks[j]!) && (GIVEN_NAMES.has(prev.w) || /\p{N}/u.test(prev.w))) return false;
-  if (next && next.w === 'price') return false;
   // in sentence case a capital at a sentence start proves nothing ("Apple pie recipe")
   return !(prose.sentenceCase[j] && (prose.start[j] || partOfLongerName(text, toks, j, len)));
 }
