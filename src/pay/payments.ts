@@ -90,6 +90,12 @@ interface Entry {
 /** Expired entries are kept this much longer, for late retries to get their answer. */
 const KEEP_AFTER_EXPIRY_MS = 60_000;
 const MAX_RETRY_DELAY_MS = 30_000;
+/**
+ * An attempt the payment store could not record is retried at this pace, not with the settler's
+ * backoff: nothing was sent to the settler, and after a store outage of a few seconds the
+ * backoff had grown to 16–30 s, so payments settled that long after the store was back.
+ */
+const STORE_RETRY_MS = 1_000;
 const MAX_BACKGROUND = 8;
 
 export class Payments {
@@ -340,7 +346,8 @@ export class Payments {
       try {
         handed = await this.opts.store.handOver(entry.id);
       } catch (err) {
-        this.scheduleRetry(entry);
+        entry.attempts--;
+        this.scheduleRetry(entry, STORE_RETRY_MS);
         return { kind: 'unknown', message: `payment store: ${String((err as Error)?.message ?? err)}` };
       }
       if (!handed) {
