@@ -43,9 +43,6 @@ export interface WireIndexOptions {
 const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
 /** Evicted entries at the front of `order` are cut off in one splice once this many. */
 const COMPACT_AFTER = 1024;
-/** Title terms are indexed a second time under this prefix, so a title match is one lookup. */
-const TITLE = '~';
-
 export const sourceKey = (name: string, filter: string) => `${name}\u0000${filter}`;
 
 /**
@@ -82,8 +79,9 @@ export class WireIndex {
   private readonly titleBits = new TermBitsets();
   /** Document frequency from which a term gets bitsets (and queries take the frequent path). */
   private readonly frequentMin: number;
-  /** Posting lists of the rare terms: any field, and title only (under the `TITLE` prefix). */
+  /** Posting lists of the rare terms: any field, and title only (keyed by the same term string, whose hash V8 keeps). */
   private readonly rare = new Postings();
+  private readonly rareTitle = new Postings();
   /** Per-query scratch: slot → generation stamp and term counts. */
   private stamp = new Uint32Array(1024);
   private count = new Uint8Array(1024);
@@ -199,8 +197,8 @@ export class WireIndex {
         continue;
       }
       const k = rare++ * 2;
-      this.rare.set(term, Array.from(slots.subarray(offsets[k]!, offsets[k + 1]!)));
-      if (offsets[k + 2]! > offsets[k + 1]!) this.rare.set(TITLE + term, Array.from(slots.subarray(offsets[k + 1]!, offsets[k + 2]!)));
+      this.rare.set(term, listOf(slots, offsets[k]!, offsets[k + 1]!));
+      if (offsets[k + 2]! > offsets[k + 1]!) this.rareTitle.set(term, listOf(slots, offsets[k + 1]!, offsets[k + 2]!));
     }
   }
 
@@ -365,7 +363,7 @@ export class WireIndex {
       const tb = this.titleBits.get(term);
       if (tb) titleBitChecks.push(tb);
       else {
-        for (const slot of this.rare.get(TITLE + term)) {
+        for (const slot of this.rareTitle.get(term)) {
           if (titleStamp[slot] !== gen) {
             titleStamp[slot] = gen;
             titleCount[slot] = 0;
@@ -490,14 +488,14 @@ export class WireIndex {
         continue;
       }
       this.rare.add(t, slot);
-      if (title.has(t)) this.rare.add(TITLE + t, slot);
+      if (title.has(t)) this.rareTitle.add(t, slot);
       if (f < this.frequentMin) continue;
       // Just became frequent: every item holding it is in its posting lists (it was rare when
       // each was added), so its bitsets start complete and the lists can go.
       this.anyBits.create(t, this.rare.get(t));
-      this.titleBits.create(t, this.rare.get(TITLE + t));
+      this.titleBits.create(t, this.rareTitle.get(t));
       this.rare.drop(t);
-      this.rare.drop(TITLE + t);
+      this.rareTitle.drop(t);
     }
     // The indexes hold the stored item's strings (their only copy: see `storeItem`).
     this.byKey.set(stored.filter, stored.id, slot);
@@ -552,7 +550,7 @@ export class WireIndex {
       else this.docFreq.delete(t);
       if (!this.anyBits.has(t)) {
         this.rare.remove(t, slot);
-        this.rare.remove(TITLE + t, slot);
+        this.rareTitle.remove(t, slot);
       } else if (f === 0) {
         // A frequent term keeps its bitsets until no item holds it any more: its posting lists
         // were dropped when it became frequent, so they cannot take over again.
@@ -590,6 +588,13 @@ export class WireIndex {
  * retention, the newest up to the cap. Undefined when an id or a URL repeats under one filter
  * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
  */
+/** `slots[from … to - 1]` as a list of its own length (`Array.from` on a view goes through the iterator). */
+function listOf(slots: Int32Array, from: number, to: number): number[] {
+  const list = new Array<number>(to - from);
+  for (let i = from; i < to; i++) list[i - from] = slots[i]!;
+  return list;
+}
+
 export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions, checked = false): Item[] | undefined {
   const oldest = now - opts.maxAgeMs;
   const kept = items.filter((i) => i.published >= oldest).sort((a, b) => a.published - b.published);
