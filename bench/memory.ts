@@ -162,7 +162,7 @@ if (mode === 'fill') {
   }
   const filled = memory();
   const started = performance.now();
-  for (const [id, index] of wires) await saveWire(dirArg!, id, index.items());
+  for (const [id, index] of wires) await saveWire(dirArg!, id, index.items(), index.termTable());
   const writeMs = performance.now() - started;
   const dir = snapshotDir(dirArg!);
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);

@@ -73,7 +73,7 @@ const template = mkdtempSync(join(tmpdir(), 'wires-scale-out-'));
   for (const [i, w] of WIRES.entries()) {
     const index = createIndexes().get(w.id)!;
     index.add(syntheticItems(w.maxItems, now, i + 1, 50 * 60_000, w.filter.values), now);
-    await saveWire(template, w.id, index.items());
+    await saveWire(template, w.id, index.items(), index.termTable());
   }
 }
 /**

@@ -122,7 +122,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'wires-soak-'));
   for (const [i, w] of WIRES.entries()) {
     const index = createIndexes().get(w.id)!;
     index.add(syntheticItems(w.maxItems, now, i + 1, 50 * 60_000, w.filter.values), now);
-    await saveWire(join(dataDir, 'data'), w.id, index.items());
+    await saveWire(join(dataDir, 'data'), w.id, index.items(), index.termTable());
   }
 }
 const overridesFile = join(dataDir, 'sources.json');

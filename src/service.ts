@@ -369,7 +369,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     saving = saving.then(async () => {
       for (const [id, index] of allWires) {
         try {
-          await saveWire(config.dataDir, id, index.items());
+          await saveWire(config.dataDir, id, index.items(), index.termTable());
         } catch (err) {
           log.error('snapshot failed', { wire: id, error: String(err) });
         }

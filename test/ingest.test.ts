@@ -15,7 +15,9 @@ import { loadOverrides } from '../src/ingest/overrides.js';
 import { loadWire, saveWire, snapshotDir } from '../src/ingest/snapshot.js';
 import { startWarmStart } from '../src/ingest/warm-start.js';
 import { createIndexes } from '../src/service.js';
-import type { WireIndex } from '../src/search/wire-index.js';
+import { WireIndex } from '../src/search/wire-index.js';
+import { syntheticItems } from '../bench/synthetic.js';
+import { tokenize } from '../src/search/tokenize.js';
 import { fragmentsOf, plainItem, storeItem, type Item } from '../src/search/item.js';
 import { setLogLevel } from '../src/log.js';
 import { startChaosServer, type ChaosServer } from './helpers/chaos-server.js';
@@ -329,7 +331,7 @@ describe('snapshots that cannot be trusted', () => {
   });
 });
 
-describe('warm start: the worker checks each file, the serving thread parses it', () => {
+describe('warm start: a worker reads, checks and parses each file, the serving thread slices it', () => {
   const story = (n: number, title: string): Item => ({
     id: `s${n}`,
     title,
@@ -374,6 +376,79 @@ describe('warm start: the worker checks each file, the serving thread parses it'
       writeFileSync(file, readFileSync(file, 'utf8').replace('New zinc', 'New tin!'));
     });
     assert.equal(news.size, 0, 'the checksum the file states decides');
+  });
+
+  test('items come back as saved, to the character, whatever their texts hold', async () => {
+    const now = Date.now();
+    const base: Item = { id: 'x', title: 'Rates "up", Zürich 📈', url: 'https://example.com/x', source: 'Ex "Wire"', filter: 'markets', published: now - 60_000, summary: 'two\nlines\u2028' };
+    const items: Item[] = [
+      { ...base, id: 'a"1', url: 'https://example.com/a?x=1&y="2"' }, // escaped id and URL
+      { ...base, id: 'https://example.com/same', url: 'https://example.com/same' }, // the id is the URL
+      { ...base, id: 'c\\d', url: 'https://example.com/c' }, // an escaped id only
+      { ...base, id: 'é', url: 'https://example.com/é?q=ü', state: 'CA', summary: '' },
+      { ...base, id: 'k', url: 'https://example.com/k', title: 'A title with ,"summary":"x" and ,"url":"y"', data: { id: 'e', note: '},"id":"f', n: 1 } },
+    ].map((i, n) => ({ ...i, published: i.published + n }));
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-texts-'));
+    await save(dir, items);
+    const news = (await startWarmStart(dir, createIndexes()).load()).get('news')!;
+    assert.deepEqual(
+      news.items().map((i) => plainItem(i)),
+      items,
+    );
+    assert.equal(found(news, 'zurich').length, items.filter((i) => i.title.includes('Zürich')).length);
+  });
+
+  /** Every stderr line written while `fn` runs. */
+  const logged = async (fn: () => Promise<void>): Promise<string> => {
+    const write = process.stderr.write;
+    let out = '';
+    process.stderr.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stderr.write;
+    setLogLevel('info');
+    try {
+      await fn();
+    } finally {
+      process.stderr.write = write;
+      setLogLevel('error');
+    }
+    return out;
+  };
+
+  test('the text index saved with a snapshot is restored, less the items past their retention since', async () => {
+    const now = Date.now();
+    const opts = createIndexes().get('news')!.options;
+    // Saved two hours ago: its oldest items have passed the 72 hours since.
+    const savedAt = now - 2 * 3_600_000;
+    const live = new WireIndex(opts);
+    live.add(syntheticItems(3000, savedAt, 4, opts.maxAgeMs - 60_000, ['markets', 'world']), savedAt);
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-terms-'));
+    await saveWire(dir, 'news', live.items(), live.termTable());
+    const restore = async () => {
+      let news: WireIndex | undefined;
+      const log = await logged(async () => void (news = (await startWarmStart(dir, createIndexes()).load()).get('news')!));
+      return { news: news!, log };
+    };
+    const { news, log } = await restore();
+    assert.match(log, /"snapshot loaded".*"term_tables":\{"saved":1,"built":0\}/);
+    // The reference: the same items, kept and indexed from their text.
+    const reference = new WireIndex(opts);
+    reference.load(
+      live.items().map((i) => plainItem(i)),
+      now,
+    );
+    assert.ok(reference.size < live.size && reference.size > 0, 'some items dropped since the save');
+    assert.equal(news.size, reference.size);
+    const words = [...new Set(live.items().flatMap((i) => tokenize(i.title)))];
+    for (const word of words.slice(0, 300)) assert.deepEqual(found(news, word), found(reference, word), word);
+
+    // A damaged table is not used: the text is indexed again, and the restart says why.
+    const terms = join(snapshotDir(dir), 'news.terms');
+    const bytes = readFileSync(terms);
+    bytes[bytes.length - 10]! ^= 1;
+    writeFileSync(terms, bytes);
+    const again = await restore();
+    assert.match(again.log, /term table rebuilt.*damaged: checksum mismatch/);
+    assert.match(again.log, /"term_tables":\{"saved":0,"built":1\}/);
+    for (const word of words.slice(0, 50)) assert.deepEqual(found(again.news, word), found(reference, word), word);
   });
 });
 

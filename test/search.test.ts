@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { plainItem, storeItem, type Hit, type Item, type SearchQuery } from '../src/search/item.js';
 import { tokenize } from '../src/search/tokenize.js';
-import { buildTermTable, frequentMinFor } from '../src/search/term-table.js';
+import { buildTermTable, frequentMinFor, keptTable, type TermTable } from '../src/search/term-table.js';
+import { slotsOf } from '../src/search/bitsets.js';
 import { keptForLoad, WireIndex } from '../src/search/wire-index.js';
 import { FILTERS, rng, syntheticItems } from '../bench/synthetic.js';
 
@@ -449,6 +450,52 @@ describe('warm restart: a wire loaded whole', () => {
     for (const w of [fromWorker, misfit]) {
       assert.deepEqual(storedIds(w), storedIds(inline));
       agrees(w, now, 3, 'table from elsewhere');
+    }
+  });
+
+  /** A table as term → its frequency and its slots (any field, title), whatever order and layout it was built in. */
+  function postingsOf(t: TermTable): Map<string, string> {
+    const out = new Map<string, string>();
+    let frequent = 0;
+    let rare = 0;
+    t.terms.forEach((term, id) => {
+      let lists: number[][];
+      if (t.freq[id]! >= t.frequentMin) {
+        const at = frequent++ * 2 * t.words;
+        lists = [slotsOf(t.bits.subarray(at, at + t.words)), slotsOf(t.bits.subarray(at + t.words, at + 2 * t.words))];
+      } else {
+        const k = rare++ * 2;
+        lists = [[...t.slots.subarray(t.offsets[k]!, t.offsets[k + 1]!)], [...t.slots.subarray(t.offsets[k + 1]!, t.offsets[k + 2]!)]];
+      }
+      out.set(term, `${t.freq[id]} ${lists[0]!.join(',')} | ${lists[1]!.join(',')}`);
+    });
+    return out;
+  }
+
+  test('the table read off a wire is the one built from its items, through adds, new versions and evictions', () => {
+    let now = Date.now();
+    // A small cap, so that terms cross the frequent threshold both ways.
+    const opts = { maxAgeMs: 72 * HOUR, maxItems: 1500 };
+    const w = new WireIndex(opts);
+    w.add(syntheticItems(1400, now, 21), now);
+    for (let step = 0; step < 5; step++) {
+      const t = keptTable(w.termTable(), 0);
+      assert.equal(t.count, w.size);
+      assert.deepEqual(postingsOf(t), postingsOf(buildTermTable(w.items(), frequentMinFor(opts.maxItems))), `step ${step}`);
+      churn(w, step, (now += 8 * HOUR));
+    }
+  });
+
+  test('a saved table less its oldest items is the table built from the rest', () => {
+    const now = Date.now();
+    const items = syntheticItems(3000, now, 13).sort((a, b) => a.published - b.published);
+    const min = frequentMinFor(1000); // 64: many terms fall below it as items are dropped
+    // Saved by a wire whose slots are the items' positions.
+    const table = { ...buildTermTable(items, min), position: Int32Array.from(items, (_, i) => i) };
+    for (const from of [0, 1, 31, 32, 33, 700, 2999, 3000]) {
+      const sliced = keptTable(table, from);
+      assert.equal(sliced.count, items.length - from);
+      assert.deepEqual(postingsOf(sliced), postingsOf(buildTermTable(items.slice(from), min)), `from ${from}`);
     }
   });
 

@@ -9,16 +9,23 @@
  * one. A file that fails its checksum or does not parse is logged and ignored: a bad snapshot
  * costs a cold start, never a crash.
  *
+ * Beside each, `snapshots/<wire>.terms`: the wire's term table (search/term-table.ts) over
+ * the saved items, read off the index, so that a warm restart restores the text index
+ * instead of tokenising every title and summary again (see TERMS_FORMAT). It names the
+ * checksum of the items file it indexes: a table that does not match is not used.
+ *
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import type { CarriesFragments, Fragments, Item, ItemData, StoredItem } from '../search/item.js';
+import type { SlotTermTable } from '../search/term-table.js';
 
 const FORMAT = 'wires-snapshot';
 /**
@@ -47,6 +54,11 @@ function itemLine(i: StoredItem): string {
   return [i.jsonHead, i.jsonSummary, i.jsonData, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
 }
 
+const TITLE_KEY = Buffer.from('{"title":');
+const URL_KEY = Buffer.from(',"url":"');
+const SOURCE_KEY = Buffer.from('","source":');
+const MS_KEY = Buffer.from('","ms":');
+const BACKSLASH = 0x5c;
 const SUMMARY_KEY = Buffer.from(',"summary":');
 const DATA_KEY = Buffer.from(',"data":');
 const ID_KEY = Buffer.from(',"id":');
@@ -61,7 +73,6 @@ const ID_KEY = Buffer.from(',"id":');
 class SnapshotItem implements Item, CarriesFragments {
   constructor(
     readonly id: string,
-    readonly title: string,
     readonly url: string,
     readonly source: string,
     readonly filter: string,
@@ -69,6 +80,11 @@ class SnapshotItem implements Item, CarriesFragments {
     readonly state: string | undefined,
     readonly fragments: Fragments,
   ) {}
+
+  get title(): string {
+    const { jsonHead } = this.fragments;
+    return JSON.parse(jsonHead.slice(TITLE_KEY.length, jsonHead.indexOf(',"url":', TITLE_KEY.length))) as string;
+  }
 
   get summary(): string {
     return JSON.parse(this.fragments.jsonSummary.slice(SUMMARY_KEY.length)) as string;
@@ -87,17 +103,27 @@ class SnapshotItem implements Item, CarriesFragments {
  * the first `,"summary":` ends the head, and the last `,"id":` starts the tail (the fields
  * before it may have an `id` of their own).
  */
-function fromLine(line: Buffer): Item {
+function fromLine(line: Buffer, spans?: Int32Array, at = 0, start = 0): Item {
   // Searched within the line only: a key missing from it must not be found in the next one.
   const summaryAt = line.indexOf(SUMMARY_KEY);
   const idAt = line.lastIndexOf(ID_KEY);
   if (summaryAt === -1 || summaryAt >= idAt) throw new Error('malformed line');
   const dataAt = line.indexOf(DATA_KEY, summaryAt);
   const summaryEnd = dataAt !== -1 && dataAt < idAt ? dataAt : idAt;
-  const jsonHead = line.toString('utf8', 0, summaryAt);
-  const head = JSON.parse(jsonHead + '}') as { title?: unknown; url?: unknown; source?: unknown; category?: unknown };
+  let head: { title?: unknown; url?: unknown; source?: unknown; category?: unknown };
+  let fragments: Fragments;
+  if (spans) {
+    // Read for another thread, which slices the strings it keeps: here only what choosing the
+    // kept items needs is decoded, and the rest only if asked for (a term table to build).
+    spans.set([start, start + summaryAt, start + summaryEnd, start + idAt, start + line.length], at);
+    head = headFields(line, summaryAt);
+    fragments = new LineFragments(line, summaryAt, summaryEnd, idAt);
+  } else {
+    const jsonHead = line.toString('utf8', 0, summaryAt);
+    head = JSON.parse(jsonHead + '}') as typeof head;
+    fragments = { jsonHead, jsonSummary: line.toString('utf8', summaryAt, summaryEnd), jsonData: summaryEnd === idAt ? '' : line.toString('utf8', summaryEnd, idAt) };
+  }
   const tail = JSON.parse('{' + line.toString('utf8', idAt + 1)) as { id?: unknown; ms?: unknown; state?: unknown };
-  const fragments: Fragments = { jsonHead, jsonSummary: line.toString('utf8', summaryAt, summaryEnd), jsonData: summaryEnd === idAt ? '' : line.toString('utf8', dataAt, idAt) };
   const { title, url, source, category } = head;
   const { id, ms, state } = tail;
   if (
@@ -110,10 +136,133 @@ function fromLine(line: Buffer): Item {
     !(state === undefined || typeof state === 'string')
   )
     throw new Error('malformed line');
-  return new SnapshotItem(id, title, url, source, category, ms, state, fragments);
+  return new SnapshotItem(id, url, source, category, ms, state, fragments);
 }
 
-export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[]): Promise<void> {
+const HEAD_KEYS = [',"url":', ',"source":', ',"category":', ',"published":'].map((k) => Buffer.from(k));
+
+/** The head's url, source and category, each parsed from its own bytes (the title is left undecoded: a string placeholder). */
+function headFields(line: Buffer, headEnd: number): { title: string; url: unknown; source: unknown; category: unknown } {
+  const at = HEAD_KEYS.map((k) => line.indexOf(k));
+  if (at.some((p, i) => p === -1 || p >= headEnd || (i > 0 && p < at[i - 1]!))) throw new Error('malformed line');
+  const value = (i: number) => JSON.parse(line.toString('utf8', at[i]! + HEAD_KEYS[i]!.length, at[i + 1]!)) as unknown;
+  return { title: '', url: value(0), source: value(1), category: value(2) };
+}
+
+/** A line's fragments, decoded from its bytes when read. */
+class LineFragments implements Fragments {
+  constructor(
+    private readonly line: Buffer,
+    private readonly summaryAt: number,
+    private readonly summaryEnd: number,
+    private readonly idAt: number,
+  ) {}
+
+  get jsonHead(): string {
+    return this.line.toString('utf8', 0, this.summaryAt);
+  }
+
+  get jsonSummary(): string {
+    return this.line.toString('utf8', this.summaryAt, this.summaryEnd);
+  }
+
+  get jsonData(): string {
+    return this.summaryEnd === this.idAt ? '' : this.line.toString('utf8', this.summaryEnd, this.idAt);
+  }
+}
+
+/**
+ * A wire's snapshot as another thread read and parsed it: its bytes, and per item where each
+ * part lies (LAYOUT numbers), so that this thread builds the items by slicing the bytes into
+ * strings, without parsing a line (`itemsFromLayout`). Names (sources, filter values, states)
+ * come decoded once.
+ */
+export interface SnapshotLayout {
+  bytes: Uint8Array;
+  spans: Int32Array;
+  published: Float64Array;
+  names: string[];
+}
+
+/** Per item: its line's start, summary, data (or tail), tail and end; its URL's and id's text (id -1: the URL; -2: parse the line); its source, filter value and state (-1: none) in `names`. */
+const LAYOUT = 12;
+const SAME_AS_URL = -1;
+const ESCAPED = -2;
+
+/**
+ * The layout of `items` (read with `spans` by `SnapshotReader.read`; all of them, or the ones a
+ * wire keeps): a URL or id without escapes is its bytes between its quotes; a line with an
+ * escaped one is parsed again by the receiver.
+ */
+export function layoutOf(read: ReadSnapshot, items: readonly Item[]): SnapshotLayout {
+  const { bytes, spans: lines, items: all } = read;
+  if (!bytes || !lines) throw new Error('read without spans');
+  // Kept items are the newest, the end of the file (saved oldest first); else each is looked up.
+  const first = all.length - items.length;
+  const lineOf = items.every((item, k) => item === all[first + k]) ? null : new Map(all.map((item, i) => [item, i]));
+  const names = new Map<string, number>();
+  const name = (n: string | undefined) => {
+    if (n === undefined) return -1;
+    let k = names.get(n);
+    if (k === undefined) names.set(n, (k = names.size));
+    return k;
+  };
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const escaped = (from: number, to: number) => {
+    for (let i = from; i < to; i++) if (buf[i] === BACKSLASH) return true;
+    return false;
+  };
+  const spans = new Int32Array(items.length * LAYOUT);
+  const published = new Float64Array(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
+    const at = (lineOf ? lineOf.get(item)! : first + k) * 5;
+    const start = lines[at]!;
+    const tail = lines[at + 3]!;
+    // The keys cannot occur inside a JSON string (its quotes are escaped): each is the field's.
+    const url = buf.indexOf(URL_KEY, start) + URL_KEY.length;
+    const urlEnd = buf.indexOf(SOURCE_KEY, url);
+    const idQuote = tail + ID_KEY.length;
+    const idEnd = buf.indexOf(MS_KEY, idQuote);
+    let id = idQuote + 1;
+    if (escaped(url, urlEnd) || escaped(id, idEnd)) id = ESCAPED;
+    else if (idEnd - id === urlEnd - url && buf.compare(buf, url, urlEnd, id, idEnd) === 0) id = SAME_AS_URL;
+    spans.set([start, lines[at + 1]!, lines[at + 2]!, tail, lines[at + 4]!, url, urlEnd, id, idEnd, name(item.source), name(item.filter), name(item.state)], k * LAYOUT);
+    published[k] = item.published;
+  }
+  return { bytes, spans, published, names: [...names.keys()] };
+}
+
+/** The items of a layout, built from its bytes (see `layoutOf`). */
+export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayout): Item[] {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const items: Item[] = new Array(published.length);
+  for (let k = 0, o = 0; k < items.length; k++, o += LAYOUT) {
+    const [start, summary, data, tail, end, url, urlEnd, id, idEnd, source, filter, state] = spans.subarray(o, o + LAYOUT) as unknown as number[];
+    if (id === ESCAPED) {
+      items[k] = fromLine(buf.subarray(start, end));
+      continue;
+    }
+    const fragments: Fragments = { jsonHead: buf.toString('utf8', start, summary), jsonSummary: buf.toString('utf8', summary, data), jsonData: data === tail ? '' : buf.toString('utf8', data, tail) };
+    const u = buf.toString('utf8', url, urlEnd);
+    items[k] = new SnapshotItem(id === SAME_AS_URL ? u : buf.toString('utf8', id, idEnd), u, names[source!]!, names[filter!]!, published[k]!, state! < 0 ? undefined : names[state!], fragments);
+  }
+  return items;
+}
+
+/** A snapshot as read: its items, the checksum its header states, and, when asked for, its bytes and each line's spans (start, summary, data, tail, end). */
+export interface ReadSnapshot {
+  items: Item[];
+  sha256: string;
+  bytes?: Uint8Array;
+  spans?: Int32Array;
+}
+
+/**
+ * Saves a wire's items, oldest first as `WireIndex.items()` gives them, and with them their
+ * term table (`WireIndex.termTable()`, taken at the same moment: item i is its slot i).
+ */
+export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[], table?: SlotTermTable): Promise<void> {
   const dir = snapshotDir(dataDir);
   privateDir(dir);
   const hash = createHash('sha256');
@@ -127,13 +276,19 @@ export async function saveWire(dataDir: string, wire: string, items: readonly St
     if (end < items.length) await yieldToLoop();
   }
   const header: Header = { format: FORMAT, version: VERSION, wire, count: items.length, savedAt: new Date().toISOString(), sha256: hash.digest('hex') };
-  const finalPath = join(dir, `${wire}.jsonl`);
+  await writeAtomically(join(dir, `${wire}.jsonl`), [JSON.stringify(header) + '\n', ...chunks]);
+  // After the items: a crash between the two renames leaves a table naming the old items'
+  // checksum, which the next start does not use.
+  if (table && table.count === items.length) await writeAtomically(join(dir, `${wire}.terms`), termsFile(wire, header.sha256, table));
+}
+
+/** Writes a file in full under a temporary name, fsyncs it and renames it into place. */
+async function writeAtomically(finalPath: string, parts: readonly (string | Uint8Array)[]): Promise<void> {
   const tmpPath = `${finalPath}.${process.pid}.tmp`;
   const fh = await open(tmpPath, 'w', PRIVATE_FILE_MODE);
   try {
     await fh.chmod(PRIVATE_FILE_MODE);
-    await fh.write(JSON.stringify(header) + '\n');
-    for (const chunk of chunks) await fh.write(chunk);
+    for (const part of parts) await (typeof part === 'string' ? fh.write(part) : fh.write(part));
     await fh.sync();
   } catch (err) {
     await fh.close();
@@ -142,6 +297,120 @@ export async function saveWire(dataDir: string, wire: string, items: readonly St
   }
   await fh.close();
   await rename(tmpPath, finalPath);
+}
+
+/**
+ * A term table file: a header line, then the table's typed arrays as they lie in memory
+ * (`freq`, `bits`, `offsets`, `slots`, `position`; the header names the byte order), then its
+ * terms as a JSON array. The header holds each array's length and the SHA-256 of everything after it.
+ */
+const TERMS_FORMAT = 'wires-terms';
+const TERMS_VERSION = 1;
+
+interface TermsHeader {
+  format: string;
+  version: number;
+  wire: string;
+  /** The checksum of the items file this table indexes (its header's `sha256`). */
+  items_sha256: string;
+  endian: string;
+  count: number;
+  frequent_min: number;
+  words: number;
+  lengths: { freq: number; bits: number; offsets: number; slots: number; position: number };
+  sha256: string;
+}
+
+function termsFile(wire: string, itemsSha256: string, t: SlotTermTable): Uint8Array[] {
+  const arrays = [t.freq, t.bits, t.offsets, t.slots, t.position].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  const body = [...arrays, Buffer.from(JSON.stringify(t.terms))];
+  const hash = createHash('sha256');
+  for (const part of body) hash.update(part);
+  const header: TermsHeader = {
+    format: TERMS_FORMAT,
+    version: TERMS_VERSION,
+    wire,
+    items_sha256: itemsSha256,
+    endian: endianness(),
+    count: t.count,
+    frequent_min: t.frequentMin,
+    words: t.words,
+    lengths: { freq: t.freq.length, bits: t.bits.length, offsets: t.offsets.length, slots: t.slots.length, position: t.position.length },
+    sha256: hash.digest('hex'),
+  };
+  return [Buffer.from(JSON.stringify(header) + '\n'), ...body];
+}
+
+/** Whether a table's arrays have the lengths its terms imply (a bitset pair per frequent term, two lists per rare one). */
+function fitsLayout(t: SlotTermTable): boolean {
+  let frequent = 0;
+  for (const f of t.freq) if (f >= t.frequentMin) frequent++;
+  const rare = t.terms.length - frequent;
+  return (
+    t.terms.length === t.freq.length &&
+    t.bits.length === frequent * 2 * t.words &&
+    t.offsets.length === rare * 2 + 1 &&
+    t.offsets[rare * 2] === t.slots.length &&
+    t.position.length <= t.words * 32 &&
+    t.slots.every((slot) => slot >= 0 && slot < t.position.length)
+  );
+}
+
+/**
+ * The saved term table of a wire's items file (by its checksum), or why there is none to use:
+ * missing, written for other items, or damaged. Either way the caller builds the table itself.
+ */
+export function readTermTable(dataDir: string, wire: string, itemsSha256: string): { table: SlotTermTable } | { missing: string } {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(join(snapshotDir(dataDir), `${wire}.terms`));
+  } catch (err) {
+    return { missing: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no saved table' : String(err) };
+  }
+  try {
+    const newline = buf.indexOf(10);
+    if (newline === -1) throw new Error('no header line');
+    const h = JSON.parse(buf.toString('utf8', 0, newline)) as TermsHeader;
+    if (h.format !== TERMS_FORMAT || h.version !== TERMS_VERSION || h.wire !== wire) throw new Error('unknown format');
+    if (h.items_sha256 !== itemsSha256) return { missing: 'saved for other items' };
+    if (h.endian !== endianness()) return { missing: `saved in ${h.endian} byte order` };
+    const body = buf.subarray(newline + 1);
+    if (createHash('sha256').update(body).digest('hex') !== h.sha256) throw new Error('checksum mismatch');
+    let at = 0;
+    const take = <T extends Int32Array | Uint32Array>(Ctor: new (n: number) => T, n: number): T => {
+      const a = new Ctor(n);
+      new Uint8Array(a.buffer).set(body.subarray(at, (at += n * 4)));
+      return a;
+    };
+    const freq = take(Int32Array, h.lengths.freq);
+    const bits = take(Uint32Array, h.lengths.bits);
+    const offsets = take(Int32Array, h.lengths.offsets);
+    const slots = take(Int32Array, h.lengths.slots);
+    const position = take(Int32Array, h.lengths.position);
+    const terms = JSON.parse(body.toString('utf8', at)) as string[];
+    const table: SlotTermTable = { count: h.count, frequentMin: h.frequent_min, terms, freq, words: h.words, bits, offsets, slots, position };
+    if (!Array.isArray(terms) || !fitsLayout(table)) throw new Error('lengths do not match');
+    return { table };
+  } catch (err) {
+    return { missing: `damaged: ${(err as Error).message}` };
+  }
+}
+
+/** The checksum a wire's snapshot states in its header line (null: missing or unreadable), without reading the rest. */
+export function statedChecksum(dataDir: string, wire: string): string | null {
+  try {
+    const fd = openSync(join(snapshotDir(dataDir), `${wire}.jsonl`), 'r');
+    try {
+      const head = Buffer.alloc(1024);
+      const n = readSync(fd, head, 0, head.length, 0);
+      const newline = head.subarray(0, n).indexOf(10);
+      return newline === -1 ? null : ((JSON.parse(head.toString('utf8', 0, newline)) as Header).sha256 ?? null);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
 }
 
 /** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
@@ -161,13 +430,15 @@ export class SnapshotReader {
    * One wire's snapshot, with the checksum its header states; undefined (and a log line) when
    * it is missing, corrupt or partial. `verify` false skips checking the bytes against the
    * checksum: only for a reader another thread vouches for, having checked the file with that
-   * same checksum (the warm start's worker).
+   * same checksum (the warm start's worker). `into`: read the file into the buffer it gives
+   * (one the caller may hand to another thread), and give its bytes and where each line's parts
+   * lie (version 2).
    */
-  read(dataDir: string, wire: string, verify: boolean): { items: Item[]; sha256: string } | undefined {
+  read(dataDir: string, wire: string, verify: boolean, into?: (size: number) => Buffer): ReadSnapshot | undefined {
     const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
     let buf: Buffer;
     try {
-      buf = this.readFile(path);
+      buf = this.readFile(path, into);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
       return undefined;
@@ -186,29 +457,34 @@ export class SnapshotReader {
       )
         throw new Error('checksum mismatch');
       const items: unknown[] = [];
+      const lines = into && header.version === VERSION ? new Int32Array(header.count * 5) : undefined;
       for (let start = newline + 1; start < buf.length; ) {
         let end = buf.indexOf(10, start);
         if (end === -1) end = buf.length;
-        items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end)));
+        if (items.length === header.count) throw new Error('item count mismatch');
+        items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end), lines, items.length * 5, start));
         start = end + 1;
       }
       if (items.length !== header.count) throw new Error('item count mismatch');
       // A version-2 line was checked as it was read (and its summary and fields stay undecoded).
-      return { items: items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i)), sha256: header.sha256 };
+      const read: ReadSnapshot = { items: items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i)), sha256: header.sha256 };
+      if (lines) Object.assign(read, { bytes: buf, spans: lines });
+      return read;
     } catch (err) {
       log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
       return undefined;
     }
   }
 
-  private readFile(path: string): Buffer {
+  private readFile(path: string, into?: (size: number) => Buffer): Buffer {
     const fd = openSync(path, 'r');
     try {
       const size = fstatSync(fd).size;
-      if (this.scratch.length < size) this.scratch = Buffer.allocUnsafeSlow(size);
+      if (!into && this.scratch.length < size) this.scratch = Buffer.allocUnsafeSlow(size);
+      const target = into ? into(size) : this.scratch;
       let length = 0;
-      for (let n = -1; length < size && n !== 0; length += n) n = readSync(fd, this.scratch, length, size - length, length);
-      return this.scratch.subarray(0, length);
+      for (let n = -1; length < size && n !== 0; length += n) n = readSync(fd, target, length, size - length, length);
+      return target.subarray(0, length);
     } finally {
       closeSync(fd);
     }

@@ -1,34 +1,45 @@
 /**
  * Warm start: every wire filled from its snapshot before the service listens.
  *
- * Most of a wire's load is checking its file and building its term structures (tokenising
- * every title and summary). A worker thread does both (`TermTable`) while this thread parses
- * the same snapshot and stores the items, so the two halves of the work run on both cores. The
- * worker starts first thing (`startWarmStart`), while this thread still sets up the rest of
- * the service. If the worker fails, or read another version of a file, or its table does not
- * fit, the file is checked and the table built here: slower, never wrong.
+ * A worker thread reads each wire's file, checks it, parses it, and hands this thread the
+ * file's bytes with where each item's parts lie (`SnapshotLayout`) and the wire's term table
+ * (the one saved with it, or one it builds). This thread then only slices the bytes into the
+ * items' strings and stores them, while the worker goes on to the next wire: the two run on
+ * both cores. The worker starts first thing (`startWarmStart`), while this thread still sets
+ * up the rest of the service. If the worker fails, or finds a file missing or damaged, this
+ * thread reads the file itself (and says what is wrong with it), and so it does when a file's
+ * header names other bytes than the worker read (saved again since): slower, never wrong.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { log } from '../log.js';
+import type { Item } from '../search/item.js';
 import type { TermTable } from '../search/term-table.js';
 import type { WireIndex, WireIndexOptions } from '../search/wire-index.js';
-import { cleanTempFiles, SnapshotReader } from './snapshot.js';
+import { cleanTempFiles, itemsFromLayout, SnapshotReader, statedChecksum, type SnapshotLayout } from './snapshot.js';
 
 /** What the worker is asked: the wires in the order this thread loads them, and one clock. */
 export interface WarmStartJob {
   dataDir: string;
   now: number;
   wires: { id: string; options: WireIndexOptions }[];
+  /** Where this thread gives back a file's buffer once it has sliced it, for the next file. */
+  returns: MessagePort;
 }
 
 /**
- * What it answers, once per wire: the checksum of the file it read and found intact (null when
- * missing or refused), and the table of its kept items (null when there is none to build).
+ * What it answers, once per wire: the items it read and found intact (null when the file is
+ * missing or refused, or has no layout: then this thread reads it), the kept ones when it
+ * built a table (else all of them, for `WireIndex.load` to reconcile), and the table of the
+ * kept items (null when there is none to build).
  */
 export interface WarmStartTable {
   id: string;
+  /** The checksum of the file it read. */
   sha256: string | null;
+  layout: SnapshotLayout | null;
   table: TermTable | null;
+  /** Why the table was built by tokenising rather than taken from the snapshot (a restart that took longer). */
+  rebuilt?: string;
 }
 
 export interface WarmStart {
@@ -41,26 +52,37 @@ export interface WarmStart {
 /** Starts reading the snapshots into `wires` (empty indexes) at once, in a worker thread. */
 export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): WarmStart {
   const now = Date.now();
-  const tables = tablesFromWorker({ dataDir, now, wires: [...wires].map(([id, index]) => ({ id, options: index.options })) });
+  const tables = tablesFromWorker(
+    dataDir,
+    now,
+    [...wires].map(([id, index]) => ({ id, options: index.options })),
+  );
   return {
     async load() {
       cleanTempFiles(dataDir);
       const reader = new SnapshotReader();
       let total = 0;
+      /** Wires whose text index came saved with the snapshot, and those indexed from their text. */
+      const termTables = { saved: 0, built: 0 };
       for (const [id, index] of wires) {
-        const read = reader.read(dataDir, id, false);
         const answer = await tables.get(id);
-        let items = read?.items;
-        // Bytes the worker did not find intact (or did not read: it failed, or a save replaced
-        // the file between the two reads) are checked here, and that check decides.
-        const vouched = read !== undefined && answer !== undefined && answer.sha256 === read.sha256;
-        if (read && !vouched) items = reader.read(dataDir, id, true)?.items;
+        let items: Item[] | undefined;
+        let table: TermTable | undefined;
+        // The worker may have read the file before this process held the data dir, while the
+        // instance it replaces still saved: a file whose header names other bytes now is read here.
+        if (answer?.layout && statedChecksum(dataDir, id) === answer.sha256) {
+          items = itemsFromLayout(answer.layout);
+          table = answer.table ?? undefined;
+          tables.giveBack(answer.layout.bytes.buffer as ArrayBuffer);
+          if (answer.rebuilt && answer.rebuilt !== 'no saved table') log.info('term table rebuilt from the snapshot text', { wire: id, why: answer.rebuilt });
+        } else items = reader.read(dataDir, id, true)?.items;
         if (!items) continue;
-        index.load(items, now, vouched ? (answer.table ?? undefined) : undefined);
+        index.load(items, now, table);
+        if (index.size > 0) termTables[table && !answer?.rebuilt ? 'saved' : 'built']++;
         total += index.size;
       }
       tables.stop();
-      if (total) log.info('snapshot loaded', { items: total });
+      if (total) log.info('snapshot loaded', { items: total, term_tables: termTables });
       return wires;
     },
     stop: tables.stop,
@@ -68,9 +90,10 @@ export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): 
 }
 
 /** Per wire, a promise of the worker's answer; undefined for every wire not answered once it fails. */
-function tablesFromWorker(job: WarmStartJob): { get(id: string): Promise<WarmStartTable | undefined>; stop(): void } {
+function tablesFromWorker(dataDir: string, now: number, wires: WarmStartJob['wires']): { get(id: string): Promise<WarmStartTable | undefined>; giveBack(buffer: ArrayBuffer): void; stop(): void } {
   const pending = new Map<string, (t: WarmStartTable | undefined) => void>();
-  const promises = new Map(job.wires.map(({ id }) => [id, new Promise<WarmStartTable | undefined>((resolve) => pending.set(id, resolve))]));
+  const promises = new Map(wires.map(({ id }) => [id, new Promise<WarmStartTable | undefined>((resolve) => pending.set(id, resolve))]));
+  const { port1, port2 } = new MessageChannel();
   const giveUp = (why: string) => {
     if (pending.size > 0) log.warn('warm start worker failed; checking the remaining snapshots and building their term tables here', { error: why });
     for (const resolve of pending.values()) resolve(undefined);
@@ -78,7 +101,8 @@ function tablesFromWorker(job: WarmStartJob): { get(id: string): Promise<WarmSta
   };
   let worker: Worker | undefined;
   try {
-    worker = new Worker(new URL('./warm-start-worker.js', import.meta.url), { workerData: job });
+    const job: WarmStartJob = { dataDir, now, wires, returns: port2 };
+    worker = new Worker(new URL('./warm-start-worker.js', import.meta.url), { workerData: job, transferList: [port2] });
     worker.on('message', (answer: WarmStartTable) => {
       pending.get(answer.id)?.(answer);
       pending.delete(answer.id);
@@ -90,8 +114,10 @@ function tablesFromWorker(job: WarmStartJob): { get(id: string): Promise<WarmSta
   }
   return {
     get: (id) => promises.get(id) ?? Promise.resolve(undefined),
+    giveBack: (buffer) => port1.postMessage(buffer, [buffer]),
     stop: () => {
       pending.clear();
+      port1.close();
       void worker?.terminate();
     },
   };

@@ -12,6 +12,7 @@
  * keeps an item from counting a term twice.
  */
 import type { Item } from './item.js';
+import { slotsOf } from './bitsets.js';
 import { tokenize } from './tokenize.js';
 
 export interface TermTable {
@@ -112,4 +113,110 @@ export function buildTermTable(items: readonly Item[], frequentMin: number): Ter
     }
   }
   return { count: items.length, frequentMin, terms, freq: Int32Array.from(freq), words, bits, offsets: Int32Array.from(offsets), slots };
+}
+
+/**
+ * A wire's term table as its index holds it (`WireIndex.termTable`): by slot rather than by
+ * item, with each slot's position among the items saved with it (-1: a free slot). A snapshot
+ * saves it as it is, a copy the serving thread makes quickly; the warm start's worker turns
+ * it into the table of the items it keeps (`keptTable`).
+ */
+export interface SlotTermTable extends TermTable {
+  /** Slot → position among the saved items (-1: none); `words` covers every slot. */
+  position: Int32Array;
+}
+
+/**
+ * The table of saved items `from` … `count - 1`, renumbered from 0: what `buildTermTable`
+ * gives for them, without tokenising. A warm restart drops the oldest saved items (past their
+ * retention since the save), always the first positions (items are saved oldest first).
+ */
+export function keptTable(saved: SlotTermTable, from: number): TermTable {
+  const count = saved.count - from;
+  const words = Math.max(1, Math.ceil(count / 32));
+  const { frequentMin, position } = saved;
+  const terms: string[] = [];
+  const freq = new Int32Array(saved.terms.length);
+  const bits = new Uint32Array((saved.bits.length / Math.max(1, saved.words)) * words);
+  let slots = new Int32Array(saved.slots.length + 1024);
+  const offsets = new Int32Array(2 * saved.terms.length + 1);
+  let nBits = 0;
+  let nSlots = 0;
+  let nLists = 1;
+  /** Appends the kept positions of the slots `list[start … end - 1]` (or the positions, `bySlot` false), ascending; returns how many. */
+  const pushList = (list: ArrayLike<number>, start: number, end: number, bySlot = true): number => {
+    if (nSlots + end - start > slots.length) {
+      const grown = new Int32Array((nSlots + end - start) * 2);
+      grown.set(slots.subarray(0, nSlots));
+      slots = grown;
+    }
+    const first = nSlots;
+    let sorted = true;
+    for (let i = start; i < end; i++) {
+      const p = bySlot ? position[list[i]!]! - from : list[i]!;
+      if (p < 0) continue;
+      if (nSlots > first && p < slots[nSlots - 1]!) sorted = false;
+      slots[nSlots++] = p;
+    }
+    if (!sorted) slots.subarray(first, nSlots).sort();
+    offsets[nLists++] = nSlots;
+    return nSlots - first;
+  };
+  /** Sets in `out` the kept positions of the slots set in `src`. */
+  const scatter = (src: Uint32Array, out: Uint32Array) => {
+    for (let w = 0; w < src.length; w++) {
+      for (let word = src[w]!; word !== 0; word &= word - 1) {
+        const p = position[w * 32 + 31 - Math.clz32(word & -word)]! - from;
+        if (p >= 0) out[p >>> 5]! |= 1 << (p & 31);
+      }
+    }
+  };
+  let frequent = 0;
+  let rare = 0;
+  for (let id = 0; id < saved.terms.length; id++) {
+    let n: number;
+    if (saved.freq[id]! >= frequentMin) {
+      const at = frequent++ * 2 * saved.words;
+      const any = bits.subarray(nBits, nBits + words);
+      const title = bits.subarray(nBits + words, nBits + 2 * words);
+      scatter(saved.bits.subarray(at, at + saved.words), any);
+      scatter(saved.bits.subarray(at + saved.words, at + 2 * saved.words), title);
+      n = popcount(any);
+      if (n >= frequentMin) nBits += 2 * words;
+      else {
+        // Below the threshold now: its lists, as a table built from the kept items has them.
+        const anyList = slotsOf(any);
+        const titleList = slotsOf(title);
+        any.fill(0);
+        title.fill(0);
+        if (n === 0) continue;
+        pushList(anyList, 0, anyList.length, false);
+        pushList(titleList, 0, titleList.length, false);
+      }
+    } else {
+      const k = rare++ * 2;
+      const at = nLists;
+      n = pushList(saved.slots, saved.offsets[k]!, saved.offsets[k + 1]!);
+      if (n === 0) {
+        nLists = at;
+        nSlots = offsets[at - 1]!;
+        continue;
+      }
+      pushList(saved.slots, saved.offsets[k + 1]!, saved.offsets[k + 2]!);
+    }
+    freq[terms.length] = n;
+    terms.push(saved.terms[id]!);
+  }
+  // Copies of their own length: the arrays are transferred to the serving thread and kept there.
+  return { count, frequentMin, terms, freq: freq.slice(0, terms.length), words, bits: bits.slice(0, nBits), offsets: offsets.slice(0, nLists), slots: slots.slice(0, nSlots) };
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let w of bits) {
+    w -= (w >>> 1) & 0x55555555;
+    w = (w & 0x33333333) + ((w >>> 2) & 0x33333333);
+    n += Math.imul((w + (w >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+  }
+  return n;
 }

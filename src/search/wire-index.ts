@@ -27,7 +27,7 @@ import { FacetIndex } from './facet-index.js';
 import { fragmentsOf, plainItem, storeItem, type Fragments, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { Postings } from './postings.js';
-import { buildTermTable, frequentMinFor, type TermTable } from './term-table.js';
+import { buildTermTable, frequentMinFor, type SlotTermTable, type TermTable } from './term-table.js';
 import { MAX_QUERY_TERMS, tokenize, tokenizeQuery } from './tokenize.js';
 
 export interface WireIndexOptions {
@@ -258,6 +258,58 @@ export class WireIndex {
     const out: StoredItem[] = [];
     for (let i = this.head; i < this.order.length; i++) out.push(this.slots[this.order[i]!]!);
     return out;
+  }
+
+  /**
+   * The term table of `items()` as this index holds it, by slot, with each slot's position
+   * among them (`SlotTermTable`): copies of its bitsets and lists, quick enough to take on the
+   * serving thread at each snapshot. A snapshot saves it with the items, and a warm restart
+   * restores the text index from it (`keptTable`) instead of tokenising every item again.
+   */
+  termTable(): SlotTermTable {
+    const position = new Int32Array(this.slots.length).fill(-1);
+    for (let i = this.head; i < this.order.length; i++) position[this.order[i]!] = i - this.head;
+    const words = Math.max(1, Math.ceil(position.length / 32));
+    const terms: string[] = [];
+    const freq = new Int32Array(this.docFreq.size);
+    let frequent = 0;
+    for (const [term, f] of this.docFreq) if (f >= this.frequentMin && this.anyBits.has(term)) frequent++;
+    const bits = new Uint32Array(frequent * 2 * words);
+    const offsets = new Int32Array(2 * this.docFreq.size + 1);
+    let slots = new Int32Array(1024);
+    let nBits = 0;
+    let nLists = 1;
+    let n = 0;
+    const pushList = (list: ArrayLike<number>) => {
+      if (n + list.length > slots.length) {
+        const grown = new Int32Array(Math.max(slots.length * 2, n + list.length));
+        grown.set(slots.subarray(0, n));
+        slots = grown;
+      }
+      for (let i = 0; i < list.length; i++) slots[n++] = list[i]!;
+      offsets[nLists++] = n;
+    };
+    for (const [term, f] of this.docFreq) {
+      const any = this.anyBits.get(term);
+      const title = this.titleBits.get(term);
+      if (any && title && f >= this.frequentMin) {
+        bits.set(any.subarray(0, words), nBits);
+        bits.set(title.subarray(0, words), nBits + words);
+        nBits += 2 * words;
+      } else if (any && title) {
+        // A term keeps its bitsets after falling below the threshold (see `release`); a built
+        // table holds it as lists.
+        pushList(slotsOf(any));
+        pushList(slotsOf(title));
+      } else {
+        pushList(this.rare.get(term));
+        pushList(this.rareTitle.get(term));
+      }
+      freq[terms.length] = f;
+      terms.push(term);
+    }
+    const count = this.order.length - this.head;
+    return { count, frequentMin: this.frequentMin, terms, freq, words, bits, offsets: offsets.slice(0, nLists), slots: slots.slice(0, n), position };
   }
 
   /**
