@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { saveWire, snapshotDir } from '../src/ingest/snapshot.js';
 import { setLogLevel } from '../src/log.js';
 import type { Item } from '../src/search/item.js';
-import { createIndexes, startService } from '../src/service.js';
+import { createIndexes, start } from '../src/start.js';
 import { rng, vocabulary, zipfPicker } from './synthetic.js';
 import { fieldsOf, type FieldDef } from '../src/catalog/index.js';
 
@@ -168,9 +168,10 @@ if (mode === 'fill') {
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   process.stdout.write(JSON.stringify({ items, ...filled, snapshot_mb: mb(bytes), snapshot_write_ms: Math.round(writeMs) }) + '\n');
 } else if (mode === 'restart') {
-  // A fresh process: start the service on the snapshot and time until it serves full wires.
+  // A fresh process: start the service on the snapshot as `npm start` does (this script loads
+  // no more of it first), and time until it serves full wires.
   setLogLevel('error');
-  const service = await startService(loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dirArg!, INGEST: '0', PAY_TO_ADDRESS: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' }));
+  const service = await start(loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dirArg!, INGEST: '0', PAY_TO_ADDRESS: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' }));
   const health = (await (await fetch(`http://127.0.0.1:${service.port}/health`)).json()) as { wires: Record<string, { items: number }> };
   const serving = performance.now(); // since this process started
   const items = Object.values(health.wires).reduce((s, w) => s + w.items, 0);

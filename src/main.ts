@@ -1,12 +1,12 @@
 /** Entry point of `npm start`: configuration from the environment, graceful stop on signals. */
 import { ConfigError, loadConfig } from './config.js';
 import { log, setLogLevel } from './log.js';
-import { startService, StartupError } from './service.js';
+import { start, StartupError } from './start.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.logLevel);
-  const service = await startService(config);
+  const service = await start(config);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

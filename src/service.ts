@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import { allocator } from './allocator.js';
-import { checkCatalog, retentionMs, SOURCES, WIRES, wiresPerTier } from './catalog/index.js';
+import { checkCatalog, SOURCES, wiresPerTier } from './catalog/index.js';
 import { DEFAULT_USER_AGENT, type Config } from './config.js';
 import { buildSourceList } from './docs/sources.js';
 import { createApp, listen, ListenError, type RunningServer } from './http/server.js';
@@ -23,6 +23,7 @@ import { type PollState, Scheduler } from './ingest/scheduler.js';
 import { WebSub } from './ingest/websub.js';
 import { saveWire } from './ingest/snapshot.js';
 import { startWarmStart, type WarmStart } from './ingest/warm-start.js';
+import { createIndexes, StartupError } from './start.js';
 import { log } from './log.js';
 import { DataDirLockedError, lockDataDir, type DataLock } from './data-lock.js';
 import { HostBudgets } from './ingest/budget.js';
@@ -34,7 +35,7 @@ import { privateDir } from './private-files.js';
 import { NETWORK, USDC_BASE } from './pay/offer.js';
 import { startReplication, type Replication } from './replica/replication.js';
 import { setupPayments, type PaymentsSetup } from './pay/setup.js';
-import { WireIndex } from './search/wire-index.js';
+import type { WireIndex } from './search/wire-index.js';
 import { steadyNow, wallOf } from './clock.js';
 
 export interface Service {
@@ -46,13 +47,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export class StartupError extends Error {
-  override name = 'StartupError';
-}
-
-export function createIndexes(): Map<string, WireIndex> {
-  return new Map(WIRES.map((w) => [w.id, new WireIndex({ maxAgeMs: retentionMs(w), maxItems: w.maxItems, wire: w.id })]));
-}
+export { createIndexes, StartupError } from './start.js';
 
 /**
  * Descriptors a running service needs besides its connections: worker threads, the journal,
@@ -169,6 +164,8 @@ export interface StartOptions {
   wires?: Map<string, WireIndex>;
   /** A shorter stream clock (tests); by default the documented block of minutes. */
   streamTiming?: StreamTiming;
+  /** A warm start already reading DATA_DIR (`start`, which begins it before this module loads). */
+  warm?: WarmStart;
 }
 
 /** The configured certificate, known to load with its key, or a refusal to start saying why. */
@@ -184,7 +181,7 @@ function startCertificate(config: Readonly<Config>): Certificate | null {
 export async function startService(config: Readonly<Config>, opts: StartOptions = {}): Promise<Service> {
   checkCatalog();
   // The snapshots are read (only read) from here on, while the rest of the start goes on.
-  const warm = opts.wires ? null : startWarmStart(config.dataDir, createIndexes());
+  const warm = opts.wires ? null : (opts.warm ?? startWarmStart(config.dataDir, createIndexes()));
   try {
     const certificate = startCertificate(config);
     const uws = startUws(config);

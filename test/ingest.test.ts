@@ -386,7 +386,7 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
       { ...base, id: 'https://example.com/same', url: 'https://example.com/same' }, // the id is the URL
       { ...base, id: 'c\\d', url: 'https://example.com/c' }, // an escaped id only
       { ...base, id: 'é', url: 'https://example.com/é?q=ü', state: 'CA', summary: '' },
-      { ...base, id: 'k', url: 'https://example.com/k', title: 'A title with ,"summary":"x" and ,"url":"y"', data: { id: 'e', note: '},"id":"f', n: 1 } },
+      { ...base, id: 'k', url: 'https://example.com/k', title: 'A title with ,"summary":"x" and ,"url":"y"', data: { id: 'e', note: '},"id":"f', tickers: ['NVDA'] } },
     ].map((i, n) => ({ ...i, published: i.published + n }));
     const dir = mkdtempSync(join(tmpdir(), 'wires-warm-texts-'));
     await save(dir, items);
@@ -396,6 +396,11 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
       items,
     );
     assert.equal(found(news, 'zurich').length, items.filter((i) => i.title.includes('Zürich')).length);
+    // Its fields' facets, worked out by the worker, are indexed.
+    assert.deepEqual(
+      news.search({ tags: [['ticker:NVDA']], sinceMs: 0, limit: 10 }, now).map((h) => h.item.id),
+      ['k'],
+    );
   });
 
   /** Every stderr line written while `fn` runs. */

@@ -238,14 +238,22 @@ export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayo
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const items: Item[] = new Array(published.length);
   for (let k = 0, o = 0; k < items.length; k++, o += LAYOUT) {
-    const [start, summary, data, tail, end, url, urlEnd, id, idEnd, source, filter, state] = spans.subarray(o, o + LAYOUT) as unknown as number[];
+    const start = spans[o]!;
+    const id = spans[o + 7]!;
     if (id === ESCAPED) {
-      items[k] = fromLine(buf.subarray(start, end));
+      items[k] = fromLine(buf.subarray(start, spans[o + 4]!));
       continue;
     }
-    const fragments: Fragments = { jsonHead: buf.toString('utf8', start, summary), jsonSummary: buf.toString('utf8', summary, data), jsonData: data === tail ? '' : buf.toString('utf8', data, tail) };
-    const u = buf.toString('utf8', url, urlEnd);
-    items[k] = new SnapshotItem(id === SAME_AS_URL ? u : buf.toString('utf8', id, idEnd), u, names[source!]!, names[filter!]!, published[k]!, state! < 0 ? undefined : names[state!], fragments);
+    const summary = spans[o + 1]!;
+    const data = spans[o + 2]!;
+    const tail = spans[o + 3]!;
+    const url = spans[o + 5]!;
+    const urlEnd = spans[o + 6]!;
+    const text = (from: number, to: number) => buf.toString('utf8', from, to);
+    const fragments: Fragments = { jsonHead: text(start, summary), jsonSummary: text(summary, data), jsonData: data === tail ? '' : text(data, tail) };
+    const u = text(url, urlEnd);
+    const state = spans[o + 11]!;
+    items[k] = new SnapshotItem(id === SAME_AS_URL ? u : text(id, spans[o + 8]!), u, names[spans[o + 9]!]!, names[spans[o + 10]!]!, published[k]!, state < 0 ? undefined : names[state], fragments);
   }
   return items;
 }

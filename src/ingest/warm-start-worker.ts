@@ -9,6 +9,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { setLogLevel } from '../log.js';
 import { buildTermTable, frequentMinFor, keptTable, type TermTable } from '../search/term-table.js';
+import { facetValues } from '../search/facet-index.js';
 import { keptForLoad } from '../search/wire-index.js';
 import { layoutOf, readTermTable, SnapshotReader } from './snapshot.js';
 import type { WarmStartJob, WarmStartTable } from './warm-start.js';
@@ -44,7 +45,9 @@ for (const { id, options } of wires) {
     table ??= buildTermTable(kept, frequentMin);
   }
   const layout = read?.spans ? layoutOf(read, kept ?? read.items) : null;
-  const message: WarmStartTable = { id, sha256: read?.sha256 ?? null, layout, table, rebuilt };
-  const buffers = [layout?.bytes, layout?.spans, layout?.published, table?.freq, table?.bits, table?.offsets, table?.slots].map((a) => a?.buffer);
+  // The kept items' facet values, with the table (the serving thread then need not decode their fields).
+  const facets = table && kept ? facetValues(id, kept) : null;
+  const message: WarmStartTable = { id, sha256: read?.sha256 ?? null, layout, table, facets, rebuilt };
+  const buffers = [layout?.bytes, layout?.spans, layout?.published, table?.freq, table?.bits, table?.offsets, table?.slots, facets?.offsets, facets?.ids, facets?.numbers].map((a) => a?.buffer);
   parentPort!.postMessage(message, [...new Set(buffers.filter((b) => b !== undefined))] as ArrayBuffer[]);
 }

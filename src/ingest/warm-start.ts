@@ -12,6 +12,7 @@
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { log } from '../log.js';
+import type { FacetValues } from '../search/facet-index.js';
 import type { Item } from '../search/item.js';
 import type { TermTable } from '../search/term-table.js';
 import type { WireIndex, WireIndexOptions } from '../search/wire-index.js';
@@ -38,6 +39,8 @@ export interface WarmStartTable {
   sha256: string | null;
   layout: SnapshotLayout | null;
   table: TermTable | null;
+  /** The kept items' facet values, with the table. */
+  facets: FacetValues | null;
   /** Why the table was built by tokenising rather than taken from the snapshot (a restart that took longer). */
   rebuilt?: string;
 }
@@ -68,16 +71,18 @@ export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): 
         const answer = await tables.get(id);
         let items: Item[] | undefined;
         let table: TermTable | undefined;
+        let facets: FacetValues | null = null;
         // The worker may have read the file before this process held the data dir, while the
         // instance it replaces still saved: a file whose header names other bytes now is read here.
         if (answer?.layout && statedChecksum(dataDir, id) === answer.sha256) {
           items = itemsFromLayout(answer.layout);
           table = answer.table ?? undefined;
+          facets = answer.facets;
           tables.giveBack(answer.layout.bytes.buffer as ArrayBuffer);
           if (answer.rebuilt && answer.rebuilt !== 'no saved table') log.info('term table rebuilt from the snapshot text', { wire: id, why: answer.rebuilt });
         } else items = reader.read(dataDir, id, true)?.items;
         if (!items) continue;
-        index.load(items, now, table);
+        index.load(items, now, table, facets);
         if (index.size > 0) termTables[table && !answer?.rebuilt ? 'saved' : 'built']++;
         total += index.size;
       }

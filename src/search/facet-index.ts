@@ -10,6 +10,62 @@ import { Postings } from './postings.js';
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
+/**
+ * The facet values of a wire's items, worked out where the items were parsed (a warm start's
+ * worker), so that the thread that indexes them need not decode their fields: per item its
+ * tags (`ids[offsets[i]] … ids[offsets[i + 1] - 1]` into `tags`) and its `min` facet's number.
+ */
+export interface FacetValues {
+  tags: string[];
+  offsets: Int32Array;
+  ids: Int32Array;
+  numbers: Float64Array;
+}
+
+/** Item `i`'s tags in `v`. */
+export function tagsAt(v: FacetValues, i: number): string[] {
+  const out: string[] = [];
+  for (let k = v.offsets[i]!; k < v.offsets[i + 1]!; k++) out.push(v.tags[v.ids[k]!]!);
+  return out;
+}
+
+/** What `FacetIndex.insert` indexes of an item's fields: its tags, and its `min` facet's number (NaN: none). */
+function valuesOf(any: readonly FacetDef[], min: FacetDef | undefined, data: ItemData | undefined): { tags: string[]; number: number } {
+  const tags: string[] = [];
+  if (data) {
+    for (const f of any) {
+      const values = f.of(data);
+      if (!Array.isArray(values)) continue;
+      for (const v of values) tags.push(facetTag(f, f.normalise(v)));
+    }
+  }
+  const n = data && min ? min.of(data) : undefined;
+  return { tags, number: typeof n === 'number' ? n : Number.NaN };
+}
+
+/** The facet values of `items` of a wire (null: the wire has no facets). */
+export function facetValues(wire: string, items: readonly { data?: ItemData }[]): FacetValues | null {
+  const facets = facetsOf(wire);
+  if (facets.length === 0) return null;
+  const any = facets.filter((f) => f.kind === 'any');
+  const min = facets.find((f) => f.kind === 'min');
+  const ids = new Map<string, number>();
+  const offsets = new Int32Array(items.length + 1);
+  const list: number[] = [];
+  const numbers = new Float64Array(items.length);
+  items.forEach((item, i) => {
+    const v = valuesOf(any, min, item.data);
+    for (const tag of v.tags) {
+      let id = ids.get(tag);
+      if (id === undefined) ids.set(tag, (id = ids.size));
+      list.push(id);
+    }
+    offsets[i + 1] = list.length;
+    numbers[i] = v.number;
+  });
+  return { tags: [...ids.keys()], offsets, ids: Int32Array.from(list), numbers };
+}
+
 export class FacetIndex {
   private readonly any: readonly FacetDef[];
   private readonly min: FacetDef | undefined;
@@ -43,26 +99,22 @@ export class FacetIndex {
   }
 
   insert(slot: number, data: ItemData | undefined): void {
-    const tags: string[] = [];
-    if (data) {
-      for (const f of this.any) {
-        const values = f.of(data);
-        if (!Array.isArray(values)) continue;
-        for (const v of values) {
-          const tag = facetTag(f, f.normalise(v));
-          const held = this.texts.get(tag);
-          if (held === undefined) this.texts.set(tag, tag);
-          tags.push(held ?? tag);
-        }
-      }
-    }
-    for (const t of tags) this.postings.add(t, slot);
-    // A copy of its own length: a list grown by `push` keeps room for 16 more, 128 bytes per item.
-    this.tags[slot] = tags.length ? tags.slice() : EMPTY;
+    const { tags, number } = valuesOf(this.any, this.min, data);
+    this.insertValues(slot, tags, number);
+  }
+
+  /** Indexes a slot's tags and number as `insert` works them out (or a worker did: `facetValues`). */
+  insertValues(slot: number, tags: readonly string[], number: number): void {
+    const held = tags.map((tag) => {
+      const text = this.texts.get(tag);
+      if (text === undefined) this.texts.set(tag, tag);
+      return text ?? tag;
+    });
+    for (const t of held) this.postings.add(t, slot);
+    this.tags[slot] = held.length ? held : EMPTY;
     if (this.min) {
       this.grow(slot + 1);
-      const n = data ? this.min.of(data) : undefined;
-      this.numbers[slot] = typeof n === 'number' ? n : Number.NaN;
+      this.numbers[slot] = number;
     }
   }
 

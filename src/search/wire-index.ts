@@ -23,7 +23,7 @@
  *
  * Ranking (see `score`): text relevance times a recency decay.
  */
-import { FacetIndex } from './facet-index.js';
+import { FacetIndex, tagsAt, type FacetValues } from './facet-index.js';
 import { fragmentsOf, plainItem, storeItem, type Fragments, type Hit, type Item, type SearchQuery, type StoredItem } from './item.js';
 import { hasBit, slotsOf, TermBitsets } from './bitsets.js';
 import { Postings } from './postings.js';
@@ -157,14 +157,17 @@ export class WireIndex {
    * splicing, and the term structures come whole from a `TermTable`, built here or, given the
    * same `now`, by a worker thread from the same items. Nobody is told (`onStored`): these
    * items are not new. Input that `add` would have to reconcile (a repeated id or URL under one
-   * filter value), or an index that is not empty, goes through `add`.
+   * filter value), or an index that is not empty, goes through `add`. `facets`: the kept items'
+   * facet values (`facetValues`), worked out with the table.
    */
-  load(items: readonly Item[], now: number = Date.now(), table?: TermTable): void {
+  load(items: readonly Item[], now: number = Date.now(), table?: TermTable, facets?: FacetValues | null): void {
     // A table is built from the kept items (here, or by the worker from the same bytes), which
     // passed the check for repeats where it was built.
     const kept = keptForLoad(items, now, this.opts, table !== undefined);
     if (!kept || this.slots.length > 0) return this.add(items, now);
     if (!table || table.count !== kept.length || table.frequentMin !== this.frequentMin) table = buildTermTable(kept, this.frequentMin);
+    // Facet values worked out by the worker from the same kept items, when it did.
+    const values = this.facets.active && facets?.numbers.length === kept.length ? facets : undefined;
     this.grow(kept.length);
     for (let slot = 0; slot < kept.length; slot++) {
       // The indexes hold the stored item's strings (their only copy: see `storeItem`).
@@ -176,7 +179,8 @@ export class WireIndex {
       this.byKey.set(item.filter, item.id, slot);
       this.byUrl.set(item.filter, item.url, item.id);
       this.copies.set(item.url, (this.copies.get(item.url) ?? 0) + 1);
-      if (this.facets.active) this.facets.insert(slot, kept[slot]!.data);
+      if (values) this.facets.insertValues(slot, tagsAt(values, slot), values.numbers[slot]!);
+      else if (this.facets.active) this.facets.insert(slot, kept[slot]!.data);
       this.order.push(slot);
     }
     for (let slot = 0; slot < kept.length; slot++) if (this.copies.get(kept[slot]!.url)! > 1) this.shared[slot] = 1;
