@@ -2,9 +2,9 @@
  * The warm start's worker thread: reads each wire's snapshot, checks it against its checksum,
  * parses it, keeps the items the wire will keep in the order it keeps them (`keptForLoad`, same
  * clock), and hands the serving thread the file's bytes and their layout (transferred, not
- * copied) and the kept items' term table: the one saved with
- * them, less the items dropped since (always the oldest: a snapshot is saved oldest first), or,
- * without a usable saved table, one built by tokenising them.
+ * copied), the kept items' facet values, and their term table: the one saved with them, less
+ * the items dropped since (always the oldest: a snapshot is saved oldest first), or, without a
+ * usable saved table, one built by tokenising them.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { setLogLevel } from '../log.js';

@@ -28,10 +28,11 @@ export interface WarmStartJob {
 }
 
 /**
- * What it answers, once per wire: the items it read and found intact (null when the file is
- * missing or refused, or has no layout: then this thread reads it), the kept ones when it
- * built a table (else all of them, for `WireIndex.load` to reconcile), and the table of the
- * kept items (null when there is none to build).
+ * What it answers, once per wire: the checksum of the file it read; the file's bytes with the
+ * layout of the items the wire keeps, oldest first (all of them in file order when some repeat
+ * an id or URL, for `WireIndex.load` to reconcile; null when the file is missing, damaged or
+ * of format 1: then this thread reads it); and the kept items' term table and facet values
+ * (null when there are none to work out).
  */
 export interface WarmStartTable {
   id: string;
