@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { retentionMs, WIRES } from '../src/catalog/index.js';
 import { loadConfig } from '../src/config.js';
-import { saveWire, snapshotDir } from '../src/ingest/snapshot.js';
+import { saveIndex, snapshotDir } from '../src/ingest/snapshot.js';
 import { setLogLevel } from '../src/log.js';
 import type { Item } from '../src/search/item.js';
 import { createIndexes, start } from '../src/start.js';
@@ -162,7 +162,7 @@ if (mode === 'fill') {
   }
   const filled = memory();
   const started = performance.now();
-  for (const [id, index] of wires) await saveWire(dirArg!, id, index.items(), index.termTable());
+  for (const [id, index] of wires) await saveIndex(dirArg!, id, index);
   const writeMs = performance.now() - started;
   const dir = snapshotDir(dirArg!);
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);

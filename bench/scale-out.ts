@@ -43,7 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { WIRES } from '../src/catalog/index.js';
 import type { DevnetInfo } from '../src/devnet/devnet.js';
 import { startRedis } from '../src/devnet/redis.js';
-import { saveWire } from '../src/ingest/snapshot.js';
+import { saveIndex } from '../src/ingest/snapshot.js';
 import { createIndexes } from '../src/service.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { DEPLOY, startNginx } from '../test/helpers/nginx.js';
@@ -73,7 +73,7 @@ const template = mkdtempSync(join(tmpdir(), 'wires-scale-out-'));
   for (const [i, w] of WIRES.entries()) {
     const index = createIndexes().get(w.id)!;
     index.add(syntheticItems(w.maxItems, now, i + 1, 50 * 60_000, w.filter.values), now);
-    await saveWire(template, w.id, index.items(), index.termTable());
+    await saveIndex(template, w.id, index);
   }
 }
 /**

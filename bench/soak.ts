@@ -53,7 +53,7 @@ import { WiresClient } from '../src/client/client.js';
 import { Wallet } from '../src/client/sign.js';
 import { startFixtureServer } from '../src/demo/fixture-server.js';
 import { startDevnet } from '../src/devnet/devnet.js';
-import { saveWire } from '../src/ingest/snapshot.js';
+import { saveIndex } from '../src/ingest/snapshot.js';
 import { ChainReader } from '../src/pay/chain.js';
 import { createIndexes } from '../src/service.js';
 import { freePort, mulberry32 } from '../test/helpers/loopback.js';
@@ -122,7 +122,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'wires-soak-'));
   for (const [i, w] of WIRES.entries()) {
     const index = createIndexes().get(w.id)!;
     index.add(syntheticItems(w.maxItems, now, i + 1, 50 * 60_000, w.filter.values), now);
-    await saveWire(join(dataDir, 'data'), w.id, index.items(), index.termTable());
+    await saveIndex(join(dataDir, 'data'), w.id, index);
   }
 }
 const overridesFile = join(dataDir, 'sources.json');

@@ -21,7 +21,7 @@ import type { PollResult, PollTask } from './ingest/poll-task.js';
 import { ConnectionGuard, fdLimit } from './http/connection-guard.js';
 import { type PollState, Scheduler } from './ingest/scheduler.js';
 import { WebSub } from './ingest/websub.js';
-import { saveWire } from './ingest/snapshot.js';
+import { saveIndex } from './ingest/snapshot.js';
 import { startWarmStart, type WarmStart } from './ingest/warm-start.js';
 import { createIndexes, StartupError } from './start.js';
 import { log } from './log.js';
@@ -366,7 +366,7 @@ async function startLocked(config: Readonly<Config>, opts: StartOptions, uws: Lo
     saving = saving.then(async () => {
       for (const [id, index] of allWires) {
         try {
-          await saveWire(config.dataDir, id, index.items(), index.termTable());
+          await saveIndex(config.dataDir, id, index);
         } catch (err) {
           log.error('snapshot failed', { wire: id, error: String(err) });
         }

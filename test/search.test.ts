@@ -486,6 +486,29 @@ describe('warm restart: a wire loaded whole', () => {
     }
   });
 
+  test('a table copied in steps is given up when the wire changes between them', () => {
+    const now = Date.now();
+    const w = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 6000 });
+    w.add(syntheticItems(5000, now, 31), now);
+    const run = (steps: Generator<void, unknown>, between = () => {}) => {
+      let step = steps.next();
+      for (let n = 0; !step.done; n++) {
+        if (n === 0) between();
+        step = steps.next();
+      }
+      return step.value;
+    };
+    const steps = w.termTableSteps();
+    assert.equal(steps.next().done, false, 'more than one step');
+    assert.equal(
+      run(steps, () => w.add(syntheticItems(1, now, 32), now)),
+      null,
+    );
+    // Left alone, the steps give the table taken in one go.
+    const table = run(w.termTableSteps()) as ReturnType<WireIndex['termTable']>;
+    assert.deepEqual(postingsOf(keptTable(table, 0)), postingsOf(keptTable(w.termTable(), 0)));
+  });
+
   test('a saved table less its oldest items is the table built from the rest', () => {
     const now = Date.now();
     const items = syntheticItems(3000, now, 13).sort((a, b) => a.published - b.published);

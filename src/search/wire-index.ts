@@ -43,6 +43,8 @@ export interface WireIndexOptions {
 const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
 /** Evicted entries at the front of `order` are cut off in one splice once this many. */
 const COMPACT_AFTER = 1024;
+/** Words and slots `termTableSteps` copies between two steps (about a megabyte, 1-3 ms). */
+const STEP_WORK = 256 * 1024;
 export const sourceKey = (name: string, filter: string) => `${name}\u0000${filter}`;
 
 /**
@@ -271,6 +273,17 @@ export class WireIndex {
    * restores the text index from it (`keptTable`) instead of tokenising every item again.
    */
   termTable(): SlotTermTable {
+    const steps = this.termTableSteps();
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value!;
+  }
+
+  /**
+   * `termTable()` in steps of about a megabyte copied, so that a save can let requests in
+   * between (see snapshot.ts `saveIndex`): null when the index changed between two steps.
+   */
+  *termTableSteps(): Generator<void, SlotTermTable | null> {
+    const version = this.changes;
+    let work = 0;
     const position = new Int32Array(this.slots.length).fill(-1);
     for (let i = this.head; i < this.order.length; i++) position[this.order[i]!] = i - this.head;
     const words = Math.max(1, Math.ceil(position.length / 32));
@@ -292,10 +305,17 @@ export class WireIndex {
       }
       for (let i = 0; i < list.length; i++) slots[n++] = list[i]!;
       offsets[nLists++] = n;
+      work += list.length;
     };
     for (const [term, f] of this.docFreq) {
+      if (work > STEP_WORK) {
+        yield;
+        if (this.changes !== version) return null;
+        work = 0;
+      }
       const any = this.anyBits.get(term);
       const title = this.titleBits.get(term);
+      work += 2 * words;
       if (any && title && f >= this.frequentMin) {
         bits.set(any.subarray(0, words), nBits);
         bits.set(title.subarray(0, words), nBits + words);
