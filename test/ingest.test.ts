@@ -448,6 +448,13 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     // A damaged table is not used: the text is indexed again, and the restart says why.
     const terms = join(snapshotDir(dir), 'news.terms');
     const bytes = readFileSync(terms);
+    // Its header (outside the checksum) asking for more than the file holds.
+    const newline = bytes.indexOf(10);
+    const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { lengths: Record<string, number> };
+    header.lengths.slots = 1e9;
+    writeFileSync(terms, Buffer.concat([Buffer.from(JSON.stringify(header)), bytes.subarray(newline)]));
+    assert.match((await restore()).log, /term table rebuilt.*damaged: lengths do not match/);
+    // Its bytes.
     bytes[bytes.length - 10]! ^= 1;
     writeFileSync(terms, bytes);
     const again = await restore();

@@ -405,6 +405,11 @@ export function readTermTable(dataDir: string, wire: string, itemsSha256: string
     if (h.endian !== endianness()) return { missing: `saved in ${h.endian} byte order` };
     const body = buf.subarray(newline + 1);
     if (createHash('sha256').update(body).digest('hex') !== h.sha256) throw new Error('checksum mismatch');
+    // The header is outside the checksum: its lengths must fit the bytes before anything is allocated for them.
+    const lengths = Object.values(h.lengths ?? {});
+    if (lengths.length !== 5 || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0) || 4 * lengths.reduce((a, b) => a + b, 0) > body.length) {
+      throw new Error('lengths do not match');
+    }
     let at = 0;
     const take = <T extends Int32Array | Uint32Array>(Ctor: new (n: number) => T, n: number): T => {
       const a = new Ctor(n);
