@@ -77,8 +77,14 @@ function itemsFor(wire: (typeof WIRES)[number], count: number, now: number): Ite
   }));
 }
 
-/** Listed companies as SEC's map lists them (the real capture the demo and the tests use). */
-const LISTED = (JSON.parse(readFileSync(new URL('../../fixtures/real/sec-company_tickers_exchange-2025-12-14.json', import.meta.url), 'utf8')) as { data: [number, string, string, string][] }).data;
+let listedCompanies: [number, string, string, string][] | undefined;
+/**
+ * Listed companies as SEC's map lists them (the real capture the demo and the tests use), read
+ * when a fill first asks: a restart is timed from this process's start and must not include it.
+ */
+const LISTED = () =>
+  (listedCompanies ??= (JSON.parse(readFileSync(new URL('../../fixtures/real/sec-company_tickers_exchange-2025-12-14.json', import.meta.url), 'utf8')) as { data: [number, string, string, string][] })
+    .data);
 /** The 8-K item numbers (Form 8-K's general instructions). */
 const ITEMS_8K = [
   '1.01',
@@ -122,7 +128,8 @@ const ITEMS_8K = [
 function dataFor(wire: string, random: () => number, words: (n: number) => string): { data?: Record<string, unknown> } {
   const fields = fieldsOf(wire);
   if (fields.length === 0) return {};
-  const listed = () => LISTED[Math.floor(random() * LISTED.length)]!;
+  const companies = LISTED();
+  const listed = () => companies[Math.floor(random() * companies.length)]!;
   const special: Record<string, () => unknown> = {
     cik: () => String(listed()[0]).padStart(10, '0'),
     ticker: () => listed()[2],
