@@ -238,6 +238,7 @@ export function layoutOf(read: ReadSnapshot, items: readonly Item[]): SnapshotLa
 export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayout): Item[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const items: Item[] = new Array(published.length);
+  const text = (from: number, to: number) => buf.toString('utf8', from, to);
   for (let k = 0, o = 0; k < items.length; k++, o += LAYOUT) {
     const start = spans[o]!;
     const id = spans[o + 7]!;
@@ -250,7 +251,6 @@ export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayo
     const tail = spans[o + 3]!;
     const url = spans[o + 5]!;
     const urlEnd = spans[o + 6]!;
-    const text = (from: number, to: number) => buf.toString('utf8', from, to);
     const fragments: Fragments = { jsonHead: text(start, summary), jsonSummary: text(summary, data), jsonData: data === tail ? '' : text(data, tail) };
     const u = text(url, urlEnd);
     const state = spans[o + 11]!;
@@ -449,7 +449,7 @@ export function statedChecksum(dataDir: string, wire: string): string | null {
 
 /** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
 export function loadWire(dataDir: string, wire: string): Item[] | undefined {
-  return new SnapshotReader().read(dataDir, wire, true)?.items;
+  return new SnapshotReader().read(dataDir, wire)?.items;
 }
 
 /**
@@ -461,14 +461,12 @@ export class SnapshotReader {
   private scratch = Buffer.alloc(0);
 
   /**
-   * One wire's snapshot, with the checksum its header states; undefined (and a log line) when
-   * it is missing, corrupt or partial. `verify` false skips checking the bytes against the
-   * checksum: only for a reader another thread vouches for, having checked the file with that
-   * same checksum (the warm start's worker). `into`: read the file into the buffer it gives
+   * One wire's snapshot, checked against the checksum its header states, with that checksum;
+   * undefined (and a log line) when it is missing, corrupt or partial. `into`: read the file into the buffer it gives
    * (one the caller may hand to another thread), and give its bytes and where each line's parts
    * lie (version 2).
    */
-  read(dataDir: string, wire: string, verify: boolean, into?: (size: number) => Buffer): ReadSnapshot | undefined {
+  read(dataDir: string, wire: string, into?: (size: number) => Buffer): ReadSnapshot | undefined {
     const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
     let buf: Buffer;
     try {
@@ -484,7 +482,6 @@ export class SnapshotReader {
       if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
       // The bytes, not their text: hashing a string encodes it again first.
       if (
-        verify &&
         createHash('sha256')
           .update(buf.subarray(newline + 1))
           .digest('hex') !== header.sha256

@@ -30,7 +30,7 @@ const bufferOf = (size: number): Buffer => {
   return i === -1 ? Buffer.from(new ArrayBuffer(size)) : Buffer.from(spare.splice(i, 1)[0]!, 0, size);
 };
 for (const { id, options } of wires) {
-  const read = reader.read(dataDir, id, true, bufferOf);
+  const read = reader.read(dataDir, id, bufferOf);
   const kept = read && keptForLoad(read.items, now, options);
   let table: TermTable | null = null;
   let rebuilt: string | undefined;

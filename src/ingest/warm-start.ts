@@ -81,7 +81,7 @@ export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): 
           facets = answer.facets;
           tables.giveBack(answer.layout.bytes.buffer as ArrayBuffer);
           if (answer.rebuilt && answer.rebuilt !== 'no saved table') log.info('term table rebuilt from the snapshot text', { wire: id, why: answer.rebuilt });
-        } else items = reader.read(dataDir, id, true)?.items;
+        } else items = reader.read(dataDir, id)?.items;
         if (!items) continue;
         index.load(items, now, table, facets);
         if (index.size > 0) termTables[table && !answer?.rebuilt ? 'saved' : 'built']++;
