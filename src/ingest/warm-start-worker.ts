@@ -29,6 +29,9 @@ const bufferOf = (size: number): Buffer => {
   const i = spare.findIndex((b) => b.byteLength >= size);
   return i === -1 ? Buffer.from(new ArrayBuffer(size)) : Buffer.from(spare.splice(i, 1)[0]!, 0, size);
 };
+/** Each wire's saved term table is read into this one buffer: only the table kept from it leaves the thread. */
+let tableBytes = Buffer.alloc(0);
+const tableBufferOf = (size: number): Buffer => (tableBytes.length >= size ? tableBytes : (tableBytes = Buffer.allocUnsafeSlow(size))).subarray(0, size);
 for (const { id, options } of wires) {
   const read = reader.read(dataDir, id, bufferOf);
   const kept = read && keptForLoad(read.items, now, options);
@@ -36,7 +39,7 @@ for (const { id, options } of wires) {
   let rebuilt: string | undefined;
   if (read && kept) {
     const frequentMin = frequentMinFor(options.maxItems);
-    const saved = readTermTable(dataDir, id, read.sha256);
+    const saved = readTermTable(dataDir, id, read.sha256, tableBufferOf);
     const from = read.items.length - kept.length;
     if ('missing' in saved) rebuilt = saved.missing;
     else if (saved.table.count !== read.items.length || saved.table.frequentMin !== frequentMin) rebuilt = 'saved for another size of wire';

@@ -16,7 +16,7 @@ import type { FacetValues } from '../search/facet-index.js';
 import type { Item } from '../search/item.js';
 import type { TermTable } from '../search/term-table.js';
 import type { WireIndex, WireIndexOptions } from '../search/wire-index.js';
-import { cleanTempFiles, itemsFromLayout, SnapshotReader, statedChecksum, type SnapshotLayout } from './snapshot.js';
+import { cleanTempFiles, itemsFromLayout, SnapshotReader, snapshotBytes, statedChecksum, type SnapshotLayout } from './snapshot.js';
 
 /** What the worker is asked: the wires in the order this thread loads them, and one clock. */
 export interface WarmStartJob {
@@ -56,10 +56,13 @@ export interface WarmStart {
 /** Starts reading the snapshots into `wires` (empty indexes) at once, in a worker thread. */
 export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): WarmStart {
   const now = Date.now();
+  // Largest first: this thread stores a wire while the worker reads the next, so what is left
+  // once the worker is done is storing the last wire, the smallest.
+  const order = [...wires].map(([id, index]) => ({ id, index, bytes: snapshotBytes(dataDir, id) })).sort((a, b) => b.bytes - a.bytes);
   const tables = tablesFromWorker(
     dataDir,
     now,
-    [...wires].map(([id, index]) => ({ id, options: index.options })),
+    order.map(({ id, index }) => ({ id, options: index.options })),
   );
   return {
     async load() {
@@ -68,7 +71,7 @@ export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): 
       let total = 0;
       /** Wires whose text index came saved with the snapshot, and those indexed from their text. */
       const termTables = { saved: 0, built: 0 };
-      for (const [id, index] of wires) {
+      for (const { id, index } of order) {
         const answer = await tables.get(id);
         let items: Item[] | undefined;
         let table: TermTable | undefined;
