@@ -17,7 +17,7 @@
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
@@ -121,7 +121,11 @@ function fromLine(line: Buffer, spans?: Int32Array, at = 0, start = 0): Item {
   if (spans) {
     // Read for another thread, which slices the strings it keeps: here only what choosing the
     // kept items needs is decoded, and the rest only if asked for (a term table to build).
-    spans.set([start, start + summaryAt, start + summaryEnd, start + idAt, start + line.length], at);
+    spans[at] = start;
+    spans[at + 1] = start + summaryAt;
+    spans[at + 2] = start + summaryEnd;
+    spans[at + 3] = start + idAt;
+    spans[at + 4] = start + line.length;
     head = headFields(line, summaryAt);
     fragments = new LineFragments(line, summaryAt, summaryEnd, idAt);
   } else {
@@ -233,7 +237,19 @@ export function layoutOf(read: ReadSnapshot, items: readonly Item[]): SnapshotLa
     let id = idQuote + 1;
     if (escaped(url, urlEnd) || escaped(id, idEnd)) id = ESCAPED;
     else if (idEnd - id === urlEnd - url && buf.compare(buf, url, urlEnd, id, idEnd) === 0) id = SAME_AS_URL;
-    spans.set([start, lines[at + 1]!, lines[at + 2]!, tail, lines[at + 4]!, url, urlEnd, id, idEnd, name(item.source), name(item.filter), name(item.state)], k * LAYOUT);
+    const o = k * LAYOUT;
+    spans[o] = start;
+    spans[o + 1] = lines[at + 1]!;
+    spans[o + 2] = lines[at + 2]!;
+    spans[o + 3] = tail;
+    spans[o + 4] = lines[at + 4]!;
+    spans[o + 5] = url;
+    spans[o + 6] = urlEnd;
+    spans[o + 7] = id;
+    spans[o + 8] = idEnd;
+    spans[o + 9] = name(item.source);
+    spans[o + 10] = name(item.filter);
+    spans[o + 11] = name(item.state);
     published[k] = item.published;
   }
   return { bytes, spans, published, names: [...names.keys()] };
@@ -393,16 +409,14 @@ function fitsLayout(t: SlotTermTable): boolean {
 /**
  * The saved term table of a wire's items file (by its checksum), or why there is none to use:
  * missing, written for other items, or damaged. Either way the caller builds the table itself.
- * `into`: read the file into the buffer it gives (at offset 0 of its memory), and make the
- * table's arrays views of that buffer rather than copies: a warm start reads every wire's
- * table into one buffer, used only until the next, instead of touching fresh memory twice
- * per table.
+ * The file is read into the buffer `into` gives, and the table's arrays are views of it, not
+ * copies: valid until that buffer is written again. A warm start reads every wire's table into
+ * one buffer (`reusedBuffer`), where a fresh one per table would touch fresh memory twice.
  */
-export function readTermTable(dataDir: string, wire: string, itemsSha256: string, into?: (size: number) => Buffer): { table: SlotTermTable } | { missing: string } {
+export function readTermTable(dataDir: string, wire: string, itemsSha256: string, into: (size: number) => Buffer): { table: SlotTermTable } | { missing: string } {
   let buf: Buffer;
   try {
-    const path = join(snapshotDir(dataDir), `${wire}.terms`);
-    buf = into ? readInto(path, into) : readFileSync(path);
+    buf = readInto(join(snapshotDir(dataDir), `${wire}.terms`), into);
   } catch (err) {
     return { missing: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no saved table' : String(err) };
   }
@@ -422,15 +436,12 @@ export function readTermTable(dataDir: string, wire: string, itemsSha256: string
     }
     // Views need the arrays 4-byte aligned: the body is moved back over the header, parsed by now.
     const misaligned = body.byteOffset % 4;
-    if (into && misaligned) body = buf.copyWithin(newline + 1 - misaligned, newline + 1).subarray(newline + 1 - misaligned, buf.length - misaligned);
+    if (misaligned) body = buf.copyWithin(newline + 1 - misaligned, newline + 1).subarray(newline + 1 - misaligned, buf.length - misaligned);
     let at = 0;
-    const take = <T extends Int32Array | Uint32Array>(Ctor: { new (n: number): T; new (b: ArrayBufferLike, offset: number, n: number): T }, n: number): T => {
-      const from = at;
+    const take = <T extends Int32Array | Uint32Array>(Ctor: new (b: ArrayBufferLike, offset: number, n: number) => T, n: number): T => {
+      const view = new Ctor(body.buffer, body.byteOffset + at, n);
       at += n * 4;
-      if (into) return new Ctor(body.buffer, body.byteOffset + from, n);
-      const a = new Ctor(n);
-      new Uint8Array(a.buffer).set(body.subarray(from, at));
-      return a;
+      return view;
     };
     const freq = take(Int32Array, h.lengths.freq);
     const bits = take(Uint32Array, h.lengths.bits);
@@ -474,7 +485,7 @@ export function loadWire(dataDir: string, wire: string): Item[] | undefined {
  * a copy of its own, so the buffer is free again once a file is read).
  */
 export class SnapshotReader {
-  private scratch = Buffer.alloc(0);
+  private readonly scratch = reusedBuffer();
 
   /**
    * One wire's snapshot, checked against the checksum its header states, with that checksum;
@@ -486,7 +497,7 @@ export class SnapshotReader {
     const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
     let buf: Buffer;
     try {
-      buf = this.readFile(path, into);
+      buf = readInto(path, into ?? this.scratch);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
       return undefined;
@@ -522,10 +533,15 @@ export class SnapshotReader {
       return undefined;
     }
   }
+}
 
-  private readFile(path: string, into?: (size: number) => Buffer): Buffer {
-    return readInto(path, into ?? ((size) => (this.scratch.length >= size ? this.scratch : (this.scratch = Buffer.allocUnsafeSlow(size)))));
-  }
+/**
+ * One buffer, grown to the largest size asked for, given for each read in turn (each read
+ * overwrites the last): reading files one after another touches fresh memory once.
+ */
+export function reusedBuffer(): (size: number) => Buffer {
+  let buf = Buffer.alloc(0);
+  return (size) => (buf.length >= size ? buf : (buf = Buffer.allocUnsafeSlow(size))).subarray(0, size);
 }
 
 /** Reads a file into the buffer `into` gives for its size; the bytes read. */

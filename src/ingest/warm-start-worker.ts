@@ -11,7 +11,7 @@ import { setLogLevel } from '../log.js';
 import { buildTermTable, frequentMinFor, keptTable, type TermTable } from '../search/term-table.js';
 import { facetValues } from '../search/facet-index.js';
 import { keptForLoad } from '../search/wire-index.js';
-import { layoutOf, readTermTable, SnapshotReader } from './snapshot.js';
+import { layoutOf, readTermTable, reusedBuffer, SnapshotReader } from './snapshot.js';
 import type { WarmStartJob, WarmStartTable } from './warm-start.js';
 
 // A file this thread finds missing or damaged, the serving thread reads and reports.
@@ -30,8 +30,7 @@ const bufferOf = (size: number): Buffer => {
   return i === -1 ? Buffer.from(new ArrayBuffer(size)) : Buffer.from(spare.splice(i, 1)[0]!, 0, size);
 };
 /** Each wire's saved term table is read into this one buffer: only the table kept from it leaves the thread. */
-let tableBytes = Buffer.alloc(0);
-const tableBufferOf = (size: number): Buffer => (tableBytes.length >= size ? tableBytes : (tableBytes = Buffer.allocUnsafeSlow(size))).subarray(0, size);
+const tableBufferOf = reusedBuffer();
 for (const { id, options } of wires) {
   const read = reader.read(dataDir, id, bufferOf);
   const kept = read && keptForLoad(read.items, now, options);

@@ -10,11 +10,6 @@ export class TermBitsets {
   private readonly bits = new Map<string, Uint32Array>();
   private words = 32;
 
-  /** Terms with a bitset. */
-  get size(): number {
-    return this.bits.size;
-  }
-
   has(term: string): boolean {
     return this.bits.has(term);
   }

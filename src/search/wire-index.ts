@@ -659,11 +659,6 @@ export class WireIndex {
   }
 }
 
-/**
- * What `WireIndex.load` stores of a wire's items, oldest first (slot order): those within the
- * retention, the newest up to the cap. Undefined when an id or a URL repeats under one filter
- * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
- */
 /** `slots[from … to - 1]` as a list of its own length (`Array.from` on a view goes through the iterator). */
 function listOf(slots: Int32Array, from: number, to: number): number[] {
   const list = new Array<number>(to - from);
@@ -671,6 +666,11 @@ function listOf(slots: Int32Array, from: number, to: number): number[] {
   return list;
 }
 
+/**
+ * What `WireIndex.load` stores of a wire's items, oldest first (slot order): those within the
+ * retention, the newest up to the cap. Undefined when an id or a URL repeats under one filter
+ * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
+ */
 export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions, checked = false): Item[] | undefined {
   const oldest = now - opts.maxAgeMs;
   const kept = items.filter((i) => i.published >= oldest).sort((a, b) => a.published - b.published);
