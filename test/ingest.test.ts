@@ -12,7 +12,7 @@ import { PAID_ROUTES, PREVIEW_ROUTES, ROUTES, SOURCES, WIRES } from '../src/cata
 import { ConfigError } from '../src/config.js';
 import { startFixtureServer, type FixtureServer } from '../src/demo/fixture-server.js';
 import { loadOverrides } from '../src/ingest/overrides.js';
-import { loadWire, readTermTable, saveWire, snapshotDir, statedChecksum } from '../src/ingest/snapshot.js';
+import { loadWire, readTermTable, saveIndex, saveWire, savedItemsOf, snapshotDir, statedChecksum } from '../src/ingest/snapshot.js';
 import { startWarmStart } from '../src/ingest/warm-start.js';
 import { createIndexes } from '../src/service.js';
 import { WireIndex } from '../src/search/wire-index.js';
@@ -347,6 +347,12 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
       'news',
       items.map((i, n) => storeItem(i, n + 1)),
     );
+  /** Saved as a wire saves them: with its term table and facet values. */
+  const saveIndexed = (dir: string, items: Item[], now: number) => {
+    const news = new WireIndex(createIndexes().get('news')!.options);
+    news.add(items, now);
+    return saveIndex(dir, 'news', news);
+  };
   /** Starts the warm start, lets its worker read the files, then replaces the news snapshot before this thread reads it. */
   const replacedAfterStart = async (dir: string, replace: () => Promise<void> | void) => {
     const warm = startWarmStart(dir, createIndexes());
@@ -388,19 +394,58 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
       { ...base, id: 'é', url: 'https://example.com/é?q=ü', state: 'CA', summary: '' },
       { ...base, id: 'k', url: 'https://example.com/k', title: 'A title with ,"summary":"x" and ,"url":"y"', data: { id: 'e', note: '},"id":"f', tickers: ['NVDA'] } },
     ].map((i, n) => ({ ...i, published: i.published + n }));
-    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-texts-'));
-    await save(dir, items);
-    const news = (await startWarmStart(dir, createIndexes()).load()).get('news')!;
-    assert.deepEqual(
-      news.items().map((i) => plainItem(i)),
-      items,
+    // Saved alone (each line parsed at the restart), and by a wire with its index (none parsed).
+    for (const how of ['items alone', 'with the index'] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'wires-warm-texts-'));
+      if (how === 'items alone') await save(dir, items);
+      else await saveIndexed(dir, items, now);
+      let news!: WireIndex;
+      const log = await logged(async () => void (news = (await startWarmStart(dir, createIndexes()).load()).get('news')!));
+      assert.match(log, how === 'items alone' ? /"term_tables":\{"saved":0,"built":1\}/ : /"term_tables":\{"saved":1,"built":0\}/, how);
+      assert.deepEqual(
+        news.items().map((i) => plainItem(i)),
+        items,
+        how,
+      );
+      assert.equal(found(news, 'zurich').length, items.filter((i) => i.title.includes('Zürich')).length, how);
+      // Its fields' facets, worked out by the worker or saved with the index, are indexed.
+      assert.deepEqual(
+        news.search({ tags: [['ticker:NVDA']], sinceMs: 0, limit: 10 }, now).map((h) => h.item.id),
+        ['k'],
+        how,
+      );
+    }
+  });
+
+  test('facet values saved with the index are used, unless the facet code that worked them out has changed', async () => {
+    const now = Date.now();
+    const opts = createIndexes().get('news')!.options;
+    const live = new WireIndex(opts);
+    live.add(
+      [
+        { ...story(1, 'Chips'), data: { tickers: ['NVDA'] } },
+        { ...story(2, 'Cars'), data: { tickers: ['TSLA'] } },
+      ],
+      now,
     );
-    assert.equal(found(news, 'zurich').length, items.filter((i) => i.title.includes('Zürich')).length);
-    // Its fields' facets, worked out by the worker, are indexed.
-    assert.deepEqual(
-      news.search({ tags: [['ticker:NVDA']], sinceMs: 0, limit: 10 }, now).map((h) => h.item.id),
-      ['k'],
-    );
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-facets-'));
+    // Saved with the two items' values swapped: a restart that reads them finds the other story.
+    const facets = live.facetValues()!;
+    const swapped = { ...facets, offsets: facets.offsets, ids: Int32Array.from(facets.ids).reverse() };
+    await saveWire(dir, 'news', live.items(), live.termTable(), swapped);
+    const byTicker = async () => {
+      const news = (await startWarmStart(dir, createIndexes()).load()).get('news')!;
+      return news.search({ tags: [['ticker:NVDA']], sinceMs: 0, limit: 10 }, now).map((h) => h.item.title);
+    };
+    assert.deepEqual(await byTicker(), ['Cars'], 'the saved values');
+    // The same file, its header naming other facet code: the values are worked out from the fields.
+    const terms = join(snapshotDir(dir), 'news.terms');
+    const bytes = readFileSync(terms);
+    const newline = bytes.indexOf(10);
+    const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { facets: string };
+    header.facets = '0'.repeat(64);
+    writeFileSync(terms, Buffer.concat([Buffer.from(JSON.stringify(header)), bytes.subarray(newline)]));
+    assert.deepEqual(await byTicker(), ['Chips'], 'worked out again');
   });
 
   /** Every stderr line written while `fn` runs. */
@@ -426,7 +471,7 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     const live = new WireIndex(opts);
     live.add(syntheticItems(3000, savedAt, 4, opts.maxAgeMs - 60_000, ['markets', 'world']), savedAt);
     const dir = mkdtempSync(join(tmpdir(), 'wires-warm-terms-'));
-    await saveWire(dir, 'news', live.items(), live.termTable());
+    await saveIndex(dir, 'news', live);
     const restore = async () => {
       let news: WireIndex | undefined;
       const log = await logged(async () => void (news = (await startWarmStart(dir, createIndexes()).load()).get('news')!));
@@ -445,15 +490,15 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     const words = [...new Set(live.items().flatMap((i) => tokenize(i.title)))];
     for (const word of words.slice(0, 300)) assert.deepEqual(found(news, word), found(reference, word), word);
 
-    // The warm start reads each table into one buffer it reuses, and takes the arrays as views
-    // of it, moved to a 4-byte boundary where the header leaves them: the table saved, wherever
-    // the body falls.
+    // The warm start reads each index file into one buffer it reuses, and takes the arrays as
+    // views of it, moved to an 8-byte boundary where the header leaves them: the table and the
+    // items' values saved, wherever the body falls.
     const terms = join(snapshotDir(dir), 'news.terms');
     const sha = statedChecksum(dir, 'news')!;
-    const room = Buffer.alloc(statSync(terms).size + 4);
-    for (let offset = 0; offset < 4; offset++) {
+    const room = Buffer.alloc(statSync(terms).size + 8);
+    for (let offset = 0; offset < 8; offset++) {
       const read = readTermTable(dir, 'news', sha, (size) => room.subarray(offset, offset + size));
-      assert.deepEqual(read, { table: live.termTable() }, `body at offset ${offset}`);
+      assert.deepEqual(read, { table: live.termTable(), items: savedItemsOf(live.items(), live.facetValues()) }, `body at offset ${offset}`);
     }
 
     // A damaged table is not used: the text is indexed again, and the restart says why.

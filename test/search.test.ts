@@ -4,10 +4,12 @@ import { plainItem, storeItem, type Hit, type Item, type SearchQuery } from '../
 import { tokenize } from '../src/search/tokenize.js';
 import { buildTermTable, frequentMinFor, keptTable, type TermTable } from '../src/search/term-table.js';
 import { slotsOf } from '../src/search/bitsets.js';
-import { keptForLoad, WireIndex } from '../src/search/wire-index.js';
+import { keptForLoad, keptPositions, WireIndex } from '../src/search/wire-index.js';
 import { FILTERS, rng, syntheticItems } from '../bench/synthetic.js';
 
 const HOUR = 3_600_000;
+/** Positions `from` … `to - 1`. */
+const range = (from: number, to: number) => Int32Array.from({ length: to - from }, (_, k) => from + k);
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 
 function item(id: string, title: string, ageHours: number, extra: Partial<Item> = {}): Item {
@@ -479,7 +481,7 @@ describe('warm restart: a wire loaded whole', () => {
     const w = new WireIndex(opts);
     w.add(syntheticItems(1400, now, 21), now);
     for (let step = 0; step < 5; step++) {
-      const t = keptTable(w.termTable(), 0);
+      const t = keptTable(w.termTable(), range(0, w.size));
       assert.equal(t.count, w.size);
       assert.deepEqual(postingsOf(t), postingsOf(buildTermTable(w.items(), frequentMinFor(opts.maxItems))), `step ${step}`);
       churn(w, step, (now += 8 * HOUR));
@@ -506,7 +508,7 @@ describe('warm restart: a wire loaded whole', () => {
     );
     // Left alone, the steps give the table taken in one go.
     const table = run(w.termTableSteps()) as ReturnType<WireIndex['termTable']>;
-    assert.deepEqual(postingsOf(keptTable(table, 0)), postingsOf(keptTable(w.termTable(), 0)));
+    assert.deepEqual(postingsOf(keptTable(table, range(0, w.size))), postingsOf(keptTable(w.termTable(), range(0, w.size))));
   });
 
   test('a saved table less its oldest items is the table built from the rest', () => {
@@ -514,12 +516,30 @@ describe('warm restart: a wire loaded whole', () => {
     const items = syntheticItems(3000, now, 13).sort((a, b) => a.published - b.published);
     const min = frequentMinFor(1000); // 64: many terms fall below it as items are dropped
     // Saved by a wire whose slots are the items' positions.
-    const table = { ...buildTermTable(items, min), position: Int32Array.from(items, (_, i) => i) };
+    const table = { ...buildTermTable(items, min), position: range(0, items.length) };
     for (const from of [0, 1, 31, 32, 33, 700, 2999, 3000]) {
-      const sliced = keptTable(table, from);
+      const sliced = keptTable(table, range(from, items.length));
       assert.equal(sliced.count, items.length - from);
       assert.deepEqual(postingsOf(sliced), postingsOf(buildTermTable(items.slice(from), min)), `from ${from}`);
     }
+  });
+
+  test('a saved table, its items kept in another order than saved, is the table built from them in that order', () => {
+    const now = Date.now();
+    const items = syntheticItems(3000, now, 17); // not in order of publication
+    const min = frequentMinFor(1000);
+    const table = { ...buildTermTable(items, min), position: range(0, items.length) };
+    const opts = { maxAgeMs: 48 * HOUR, maxItems: 1200 };
+    const kept = keptPositions(
+      Float64Array.from(items, (i) => i.published),
+      now,
+      opts,
+    );
+    assert.ok(
+      kept.some((p, k) => k > 0 && p < kept[k - 1]!),
+      'kept in another order',
+    );
+    assert.deepEqual(postingsOf(keptTable(table, kept)), postingsOf(buildTermTable(keptForLoad(items, now, opts)!, min)));
   });
 
   test('keeps what item-by-item adding keeps: the retention, the newest up to the cap, one item per id', () => {

@@ -87,3 +87,22 @@ export function facetsOf(wire: string): readonly FacetDef[] {
 
 /** The index's tag of an `any` facet's value: `cik:0000320193`. */
 export const facetTag = (facet: FacetDef, value: string) => `${facet.param}:${value}`;
+
+/**
+ * An article's values of a wire's facets, as the index keeps them: its tags (one per value of
+ * each `any` facet), and its `min` facet's number (NaN: none). All of what turns an article's
+ * fields into its facet values is in this module: a snapshot saves the values, and a restart
+ * reuses them only when this module's code is the same (ingest/snapshot.ts).
+ */
+export function articleFacets(facets: readonly FacetDef[], data: Readonly<Record<string, unknown>> | undefined): { tags: string[]; number: number } {
+  const tags: string[] = [];
+  let number = Number.NaN;
+  if (!data) return { tags, number };
+  for (const f of facets) {
+    const values = f.of(data);
+    if (f.kind === 'min') {
+      if (typeof values === 'number') number = values;
+    } else if (Array.isArray(values)) for (const v of values) tags.push(facetTag(f, f.normalise(v)));
+  }
+  return { tags, number };
+}

@@ -9,21 +9,23 @@
  * one. A file that fails its checksum or does not parse is logged and ignored: a bad snapshot
  * costs a cold start, never a crash.
  *
- * Beside each, `snapshots/<wire>.terms`: the wire's term table (search/term-table.ts) over
- * the saved items, read off the index, so that a warm restart restores the text index
- * instead of tokenising every title and summary again (see TERMS_FORMAT). It names the
- * checksum of the items file it indexes: a table that does not match is not used.
+ * Beside each, `snapshots/<wire>.terms`: what the wire's index holds of the saved items, read
+ * off it: its term table (search/term-table.ts), and per item its publication time, source,
+ * filter value, state and facet values. A warm restart then restores the index without
+ * parsing a line or tokenising a title (see TERMS_FORMAT). It names the checksum of the items
+ * file it describes: one that does not match is not used.
  *
  * Serialisation yields to the event loop between chunks so a save never stalls requests.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
+import type { FacetValues } from '../search/facet-index.js';
 import type { CarriesFragments, Fragments, Item, ItemData, StoredItem } from '../search/item.js';
 import type { SlotTermTable } from '../search/term-table.js';
 import type { WireIndex } from '../search/wire-index.js';
@@ -109,23 +111,13 @@ class SnapshotItem implements Item, CarriesFragments {
  * the first `,"summary":` ends the head, and the last `,"id":` starts the tail (the fields
  * before it may have an `id` of their own).
  */
-function fromLine(line: Buffer, spans?: Int32Array, at = 0, start = 0): Item {
-  // Searched within the line only: a key missing from it must not be found in the next one.
-  const summaryAt = line.indexOf(SUMMARY_KEY);
-  const idAt = line.lastIndexOf(ID_KEY);
-  if (summaryAt === -1 || summaryAt >= idAt) throw new Error('malformed line');
-  const dataAt = line.indexOf(DATA_KEY, summaryAt);
-  const summaryEnd = dataAt !== -1 && dataAt < idAt ? dataAt : idAt;
+function fromLine(line: Buffer, lazy = false): Item {
+  const { summaryAt, summaryEnd, idAt } = partsOf(line, 0, line.length);
   let head: { title?: unknown; url?: unknown; source?: unknown; category?: unknown };
   let fragments: Fragments;
-  if (spans) {
+  if (lazy) {
     // Read for another thread, which slices the strings it keeps: here only what choosing the
     // kept items needs is decoded, and the rest only if asked for (a term table to build).
-    spans[at] = start;
-    spans[at + 1] = start + summaryAt;
-    spans[at + 2] = start + summaryEnd;
-    spans[at + 3] = start + idAt;
-    spans[at + 4] = start + line.length;
     head = headFields(line, summaryAt);
     fragments = new LineFragments(line, summaryAt, summaryEnd, idAt);
   } else {
@@ -147,6 +139,19 @@ function fromLine(line: Buffer, spans?: Int32Array, at = 0, start = 0): Item {
   )
     throw new Error('malformed line');
   return new SnapshotItem(id, url, source, category, ms, state, fragments);
+}
+
+/**
+ * Where the parts of the line `buf[start … end - 1]` begin: its summary, its fields (or its
+ * tail, when it has none) and its tail. Searched within the line only: a key missing from it
+ * must not be found in the next one.
+ */
+function partsOf(buf: Buffer, start: number, end: number): { summaryAt: number; summaryEnd: number; idAt: number } {
+  const summaryAt = buf.indexOf(SUMMARY_KEY, start);
+  const idAt = buf.lastIndexOf(ID_KEY, end - ID_KEY.length);
+  if (summaryAt === -1 || idAt < start || summaryAt >= idAt) throw new Error('malformed line');
+  const dataAt = buf.indexOf(DATA_KEY, summaryAt);
+  return { summaryAt: summaryAt - start, summaryEnd: (dataAt !== -1 && dataAt < idAt ? dataAt : idAt) - start, idAt: idAt - start };
 }
 
 const HEAD_KEYS = [',"url":', ',"source":', ',"category":', ',"published":'].map((k) => Buffer.from(k));
@@ -182,10 +187,41 @@ class LineFragments implements Fragments {
 }
 
 /**
- * A wire's snapshot as another thread read and parsed it: its bytes, and per item where each
- * part lies (LAYOUT numbers), so that this thread builds the items by slicing the bytes into
- * strings, without parsing a line (`itemsFromLayout`). Names (sources, filter values, states)
- * come decoded once.
+ * What a warm start knows of each item of a snapshot, in file order, before it keeps any: its
+ * publication time; its source, filter value and state (`nameIds`, three per item, into
+ * `names`; a state of -1: none); and its facet values (null: the wire has none, or they are
+ * worked out from the items' fields). Saved with the term table, or taken from parsed items.
+ */
+export interface SavedItems {
+  published: Float64Array;
+  names: string[];
+  nameIds: Int32Array;
+  facets: FacetValues | null;
+}
+
+/** The `SavedItems` of `items` (their facet values left out). */
+export function savedItemsOf(items: readonly Item[], facets: FacetValues | null = null): SavedItems {
+  const ids = new Map<string, number>();
+  const id = (n: string | undefined) => {
+    if (n === undefined) return -1;
+    let k = ids.get(n);
+    if (k === undefined) ids.set(n, (k = ids.size));
+    return k;
+  };
+  const nameIds = new Int32Array(items.length * 3);
+  items.forEach((item, i) => {
+    nameIds[i * 3] = id(item.source);
+    nameIds[i * 3 + 1] = id(item.filter);
+    nameIds[i * 3 + 2] = id(item.state);
+  });
+  return { published: Float64Array.from(items, (i) => i.published), names: [...ids.keys()], nameIds, facets };
+}
+
+/**
+ * A wire's snapshot as another thread read it: its bytes, and per item where each part lies
+ * (LAYOUT numbers), so that this thread builds the items by slicing the bytes into strings,
+ * without parsing a line (`itemsFromLayout`). Names (sources, filter values, states) come
+ * decoded once.
  */
 export interface SnapshotLayout {
   bytes: Uint8Array;
@@ -200,62 +236,59 @@ const SAME_AS_URL = -1;
 const ESCAPED = -2;
 
 /**
- * The layout of `items` (read with `spans` by `SnapshotReader.read`; all of them, or the ones a
- * wire keeps): a URL or id without escapes is its bytes between its quotes; a line with an
- * escaped one is parsed again by the receiver.
+ * The layout of the items of `file` at the positions `kept`, in that order, each line scanned
+ * for where its parts begin (no line is parsed): a URL or id without escapes is its bytes
+ * between its quotes; a line with an escaped one is parsed by the receiver. Throws on a line
+ * without its keys, or a file of another count of lines than `saved` describes.
  */
-export function layoutOf(read: ReadSnapshot, items: readonly Item[]): SnapshotLayout {
-  const { bytes, spans: lines, items: all } = read;
-  if (!bytes || !lines) throw new Error('read without spans');
-  // Kept items are the newest, the end of the file (saved oldest first); else each is looked up.
-  const first = all.length - items.length;
-  const lineOf = items.every((item, k) => item === all[first + k]) ? null : new Map(all.map((item, i) => [item, i]));
-  const names = new Map<string, number>();
-  const name = (n: string | undefined) => {
-    if (n === undefined) return -1;
-    let k = names.get(n);
-    if (k === undefined) names.set(n, (k = names.size));
-    return k;
-  };
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function layoutAt(file: SnapshotFile, kept: Int32Array, saved: SavedItems): SnapshotLayout {
+  const { buf } = file;
+  const count = saved.published.length;
+  // Line p is starts[p] … starts[p + 1] - 2, then its newline (the last may have none).
+  const starts = new Int32Array(count + 1);
+  starts[0] = file.bodyStart;
+  for (let p = 0; p < count; p++) {
+    if (starts[p]! >= buf.length) throw new Error('item count mismatch');
+    const newline = buf.indexOf(10, starts[p]!);
+    starts[p + 1] = newline === -1 ? buf.length + 1 : newline + 1;
+  }
+  if (starts[count]! < buf.length) throw new Error('item count mismatch');
   const escaped = (from: number, to: number) => {
     for (let i = from; i < to; i++) if (buf[i] === BACKSLASH) return true;
     return false;
   };
-  const spans = new Int32Array(items.length * LAYOUT);
-  const published = new Float64Array(items.length);
-  for (let k = 0; k < items.length; k++) {
-    const item = items[k]!;
-    const at = (lineOf ? lineOf.get(item)! : first + k) * 5;
-    const start = lines[at]!;
-    const tail = lines[at + 3]!;
+  const spans = new Int32Array(kept.length * LAYOUT);
+  for (let k = 0; k < kept.length; k++) {
+    const p = kept[k]!;
+    const start = starts[p]!;
+    const end = starts[p + 1]! - 1;
+    const { summaryAt, summaryEnd, idAt } = partsOf(buf, start, end);
+    const tail = start + idAt;
     // The keys cannot occur inside a JSON string (its quotes are escaped): each is the field's.
     const url = buf.indexOf(URL_KEY, start) + URL_KEY.length;
     const urlEnd = buf.indexOf(SOURCE_KEY, url);
     const idQuote = tail + ID_KEY.length;
     const idEnd = buf.indexOf(MS_KEY, idQuote);
+    if (url < start + URL_KEY.length || urlEnd === -1 || urlEnd > start + summaryAt || idEnd === -1 || idEnd > end) throw new Error('malformed line');
     let id = idQuote + 1;
     if (escaped(url, urlEnd) || escaped(id, idEnd)) id = ESCAPED;
     else if (idEnd - id === urlEnd - url && buf.compare(buf, url, urlEnd, id, idEnd) === 0) id = SAME_AS_URL;
     const o = k * LAYOUT;
     spans[o] = start;
-    spans[o + 1] = lines[at + 1]!;
-    spans[o + 2] = lines[at + 2]!;
+    spans[o + 1] = start + summaryAt;
+    spans[o + 2] = start + summaryEnd;
     spans[o + 3] = tail;
-    spans[o + 4] = lines[at + 4]!;
+    spans[o + 4] = end;
     spans[o + 5] = url;
     spans[o + 6] = urlEnd;
     spans[o + 7] = id;
     spans[o + 8] = idEnd;
-    spans[o + 9] = name(item.source);
-    spans[o + 10] = name(item.filter);
-    spans[o + 11] = name(item.state);
-    published[k] = item.published;
+    spans.set(saved.nameIds.subarray(p * 3, p * 3 + 3), o + 9);
   }
-  return { bytes, spans, published, names: [...names.keys()] };
+  return { bytes: buf, spans, published: Float64Array.from(kept, (p) => saved.published[p]!), names: saved.names };
 }
 
-/** The items of a layout, built from its bytes (see `layoutOf`). */
+/** The items of a layout, built from its bytes (see `layoutAt`). */
 export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayout): Item[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const items: Item[] = new Array(published.length);
@@ -280,19 +313,12 @@ export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayo
   return items;
 }
 
-/** A snapshot as read: its items, the checksum its header states, and, when asked for, its bytes and each line's spans (start, summary, data, tail, end). */
-export interface ReadSnapshot {
-  items: Item[];
-  sha256: string;
-  bytes?: Uint8Array;
-  spans?: Int32Array;
-}
-
 /**
  * Saves a wire's items, oldest first as `WireIndex.items()` gives them, and with them their
- * term table (`WireIndex.termTable()`, taken at the same moment: item i is its slot i).
+ * term table and facet values (`WireIndex.termTable()` and `facetValues()`, taken at the same
+ * moment: item i is position i).
  */
-export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[], table?: SlotTermTable): Promise<void> {
+export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[], table?: SlotTermTable, facets: FacetValues | null = null): Promise<void> {
   const dir = snapshotDir(dataDir);
   privateDir(dir);
   const hash = createHash('sha256');
@@ -309,7 +335,7 @@ export async function saveWire(dataDir: string, wire: string, items: readonly St
   await writeAtomically(join(dir, `${wire}.jsonl`), [JSON.stringify(header) + '\n', ...chunks]);
   // After the items: a crash between the two renames leaves a table naming the old items'
   // checksum, which the next start does not use.
-  if (table && table.count === items.length) await writeAtomically(join(dir, `${wire}.terms`), termsFile(wire, header.sha256, table));
+  if (table && table.count === items.length) await writeAtomically(join(dir, `${wire}.terms`), termsFile(wire, header.sha256, table, savedItemsOf(items, facets)));
 }
 
 /**
@@ -328,7 +354,9 @@ export async function saveIndex(dataDir: string, wire: string, index: WireIndex)
       await yieldToLoop();
       step = steps.next();
     }
-    if (step.value || attempt === 2) return saveWire(dataDir, wire, items, step.value ?? undefined);
+    // The facet values now, in the turn the table's last step ran in: of the same items.
+    if (step.value) return saveWire(dataDir, wire, items, step.value, index.facetValues());
+    if (attempt === 2) return saveWire(dataDir, wire, items);
   }
 }
 
@@ -350,12 +378,31 @@ async function writeAtomically(finalPath: string, parts: readonly (string | Uint
 }
 
 /**
- * A term table file: a header line, then the table's typed arrays as they lie in memory
- * (`freq`, `bits`, `offsets`, `slots`, `position`; the header names the byte order), then its
- * terms as a JSON array. The header holds each array's length and the SHA-256 of everything after it.
+ * A term table file: a header line, then typed arrays as they lie in memory (the header names
+ * the byte order), then a JSON object of texts. The arrays, in `TERMS_ARRAYS` order: per saved
+ * item its publication time and `min` facet number, the table's `freq`, `bits`, `offsets`,
+ * `slots` and `position`, then per item its three name ids and its tags' offsets, and the tag
+ * ids; the texts: the table's terms, the names and the tags (`SavedItems`). The header holds
+ * each array's length, the SHA-256 of everything after it, and the digest of the facet code
+ * the facet values were worked out with.
  */
 const TERMS_FORMAT = 'wires-terms';
-const TERMS_VERSION = 1;
+/** 2: with the items' `SavedItems`. 1 (the table alone) is not read: the text is indexed again, once. */
+const TERMS_VERSION = 2;
+/** 8-byte arrays first: every array is then aligned where the body is. */
+const TERMS_ARRAYS = [
+  ['published', Float64Array],
+  ['numbers', Float64Array],
+  ['freq', Int32Array],
+  ['bits', Uint32Array],
+  ['offsets', Int32Array],
+  ['slots', Int32Array],
+  ['position', Int32Array],
+  ['names', Int32Array],
+  ['tag_offsets', Int32Array],
+  ['tag_ids', Int32Array],
+] as const;
+type TermsArray = (typeof TERMS_ARRAYS)[number][0];
 
 interface TermsHeader {
   format: string;
@@ -367,13 +414,46 @@ interface TermsHeader {
   count: number;
   frequent_min: number;
   words: number;
-  lengths: { freq: number; bits: number; offsets: number; slots: number; position: number };
+  /** The digest of the facet code (`facetCode`) the facet values were worked out with. */
+  facets: string;
+  lengths: Record<TermsArray, number>;
   sha256: string;
 }
 
-function termsFile(wire: string, itemsSha256: string, t: SlotTermTable): Uint8Array[] {
-  const arrays = [t.freq, t.bits, t.offsets, t.slots, t.position].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-  const body = [...arrays, Buffer.from(JSON.stringify(t.terms))];
+interface TermsTexts {
+  terms: string[];
+  names: string[];
+  tags: string[];
+}
+
+/**
+ * A digest of catalog/facets.ts, where an article's fields become its facet values: values saved
+ * by a build that works them out otherwise would filter wrongly, and are worked out again.
+ */
+let facetDigest: string | undefined;
+function facetCode(): string {
+  return (facetDigest ??= createHash('sha256')
+    .update(readFileSync(new URL('../catalog/facets.js', import.meta.url)))
+    .digest('hex'));
+}
+
+function termsFile(wire: string, itemsSha256: string, t: SlotTermTable, saved: SavedItems): Uint8Array[] {
+  const none = new Int32Array(0);
+  const f = saved.facets;
+  const arrays: Record<TermsArray, Float64Array | Int32Array | Uint32Array> = {
+    published: saved.published,
+    numbers: f?.numbers ?? new Float64Array(0),
+    freq: t.freq,
+    bits: t.bits,
+    offsets: t.offsets,
+    slots: t.slots,
+    position: t.position,
+    names: saved.nameIds,
+    tag_offsets: f?.offsets ?? none,
+    tag_ids: f?.ids ?? none,
+  };
+  const texts: TermsTexts = { terms: t.terms, names: saved.names, tags: f?.tags ?? [] };
+  const body = [...TERMS_ARRAYS.map(([name]) => new Uint8Array(arrays[name].buffer, arrays[name].byteOffset, arrays[name].byteLength)), Buffer.from(JSON.stringify(texts))];
   const hash = createHash('sha256');
   for (const part of body) hash.update(part);
   const header: TermsHeader = {
@@ -385,7 +465,8 @@ function termsFile(wire: string, itemsSha256: string, t: SlotTermTable): Uint8Ar
     count: t.count,
     frequent_min: t.frequentMin,
     words: t.words,
-    lengths: { freq: t.freq.length, bits: t.bits.length, offsets: t.offsets.length, slots: t.slots.length, position: t.position.length },
+    facets: facetCode(),
+    lengths: Object.fromEntries(TERMS_ARRAYS.map(([name]) => [name, arrays[name].length])) as Record<TermsArray, number>,
     sha256: hash.digest('hex'),
   };
   return [Buffer.from(JSON.stringify(header) + '\n'), ...body];
@@ -406,14 +487,26 @@ function fitsLayout(t: SlotTermTable): boolean {
   );
 }
 
+/** Whether the items' values fit: one of each per item, every id naming a text. */
+function fitsItems(s: SavedItems, count: number): boolean {
+  const { published, names, nameIds, facets: f } = s;
+  if (published.length !== count || nameIds.length !== count * 3 || !published.every(Number.isFinite)) return false;
+  for (let i = 0; i < nameIds.length; i++) if (nameIds[i]! < (i % 3 === 2 ? -1 : 0) || nameIds[i]! >= names.length) return false;
+  if (!f) return true;
+  if (f.numbers.length !== count || f.offsets.length !== count + 1 || f.offsets[0] !== 0 || f.offsets[count] !== f.ids.length) return false;
+  for (let i = 0; i < count; i++) if (f.offsets[i + 1]! < f.offsets[i]!) return false;
+  return f.ids.every((id) => id >= 0 && id < f.tags.length);
+}
+
 /**
- * The saved term table of a wire's items file (by its checksum), or why there is none to use:
- * missing, written for other items, or damaged. Either way the caller builds the table itself.
- * The file is read into the buffer `into` gives, and the table's arrays are views of it, not
- * copies: valid until that buffer is written again. A warm start reads every wire's table into
- * one buffer (`reusedBuffer`), where a fresh one per table would touch fresh memory twice.
+ * What a wire's index held of its items file (by its checksum): its term table and the items'
+ * values; or why there is none to use: missing, written for other items, or damaged. Either
+ * way the caller works them out itself. The file is read into the buffer `into` gives, and the
+ * arrays are views of it, not copies: valid until that buffer is written again. A warm start
+ * reads every wire's file into one buffer (`reusedBuffer`), where a fresh one per file would
+ * touch fresh memory twice. Facet values saved with other facet code come back as null.
  */
-export function readTermTable(dataDir: string, wire: string, itemsSha256: string, into: (size: number) => Buffer): { table: SlotTermTable } | { missing: string } {
+export function readTermTable(dataDir: string, wire: string, itemsSha256: string, into: (size: number) => Buffer): { table: SlotTermTable; items: SavedItems } | { missing: string } {
   let buf: Buffer;
   try {
     buf = readInto(join(snapshotDir(dataDir), `${wire}.terms`), into);
@@ -424,34 +517,44 @@ export function readTermTable(dataDir: string, wire: string, itemsSha256: string
     const newline = buf.indexOf(10);
     if (newline === -1) throw new Error('no header line');
     const h = JSON.parse(buf.toString('utf8', 0, newline)) as TermsHeader;
-    if (h.format !== TERMS_FORMAT || h.version !== TERMS_VERSION || h.wire !== wire) throw new Error('unknown format');
+    if (h.format !== TERMS_FORMAT || h.wire !== wire) throw new Error('unknown format');
+    if (h.version !== TERMS_VERSION) return { missing: `saved in format ${h.version}` };
     if (h.items_sha256 !== itemsSha256) return { missing: 'saved for other items' };
     if (h.endian !== endianness()) return { missing: `saved in ${h.endian} byte order` };
     let body = buf.subarray(newline + 1);
     if (createHash('sha256').update(body).digest('hex') !== h.sha256) throw new Error('checksum mismatch');
     // The header is outside the checksum: its lengths must fit the bytes before anything is allocated for them.
-    const lengths = Object.values(h.lengths ?? {});
-    if (lengths.length !== 5 || !lengths.every((n) => Number.isSafeInteger(n) && n >= 0) || 4 * lengths.reduce((a, b) => a + b, 0) > body.length) {
+    const lengths = TERMS_ARRAYS.map(([name]) => h.lengths?.[name]);
+    if (!lengths.every((n) => Number.isSafeInteger(n) && n! >= 0) || TERMS_ARRAYS.reduce((sum, [, Ctor], i) => sum + lengths[i]! * Ctor.BYTES_PER_ELEMENT, 0) > body.length) {
       throw new Error('lengths do not match');
     }
-    // Views need the arrays 4-byte aligned: the body is moved back over the header, parsed by now.
-    const misaligned = body.byteOffset % 4;
+    // Views need the arrays aligned: the body is moved back over the header, parsed by now.
+    const misaligned = body.byteOffset % 8;
     if (misaligned) body = buf.copyWithin(newline + 1 - misaligned, newline + 1).subarray(newline + 1 - misaligned, buf.length - misaligned);
     let at = 0;
-    const take = <T extends Int32Array | Uint32Array>(Ctor: new (b: ArrayBufferLike, offset: number, n: number) => T, n: number): T => {
-      const view = new Ctor(body.buffer, body.byteOffset + at, n);
-      at += n * 4;
-      return view;
+    const a = {} as Record<TermsArray, Float64Array | Int32Array | Uint32Array>;
+    TERMS_ARRAYS.forEach(([name, Ctor], i) => {
+      a[name] = new Ctor(body.buffer as ArrayBuffer, body.byteOffset + at, lengths[i]!);
+      at += a[name].byteLength;
+    });
+    const texts = JSON.parse(body.toString('utf8', at)) as TermsTexts;
+    if (![texts.terms, texts.names, texts.tags].every(Array.isArray)) throw new Error('lengths do not match');
+    const table: SlotTermTable = {
+      count: h.count,
+      frequentMin: h.frequent_min,
+      terms: texts.terms,
+      freq: a.freq as Int32Array,
+      words: h.words,
+      bits: a.bits as Uint32Array,
+      offsets: a.offsets as Int32Array,
+      slots: a.slots as Int32Array,
+      position: a.position as Int32Array,
     };
-    const freq = take(Int32Array, h.lengths.freq);
-    const bits = take(Uint32Array, h.lengths.bits);
-    const offsets = take(Int32Array, h.lengths.offsets);
-    const slots = take(Int32Array, h.lengths.slots);
-    const position = take(Int32Array, h.lengths.position);
-    const terms = JSON.parse(body.toString('utf8', at)) as string[];
-    const table: SlotTermTable = { count: h.count, frequentMin: h.frequent_min, terms, freq, words: h.words, bits, offsets, slots, position };
-    if (!Array.isArray(terms) || !fitsLayout(table)) throw new Error('lengths do not match');
-    return { table };
+    const facets = a.tag_offsets.length === 0 ? null : { tags: texts.tags, offsets: a.tag_offsets as Int32Array, ids: a.tag_ids as Int32Array, numbers: a.numbers as Float64Array };
+    const items: SavedItems = { published: a.published as Float64Array, names: texts.names, nameIds: a.names as Int32Array, facets };
+    if (!fitsLayout(table) || !fitsItems(items, h.count)) throw new Error('lengths do not match');
+    if (h.facets !== facetCode()) items.facets = null;
+    return { table, items };
   } catch (err) {
     return { missing: `damaged: ${(err as Error).message}` };
   }
@@ -476,7 +579,20 @@ export function statedChecksum(dataDir: string, wire: string): string | null {
 
 /** Reads one wire's snapshot; undefined (and a log line) when it is missing, corrupt or partial. */
 export function loadWire(dataDir: string, wire: string): Item[] | undefined {
-  return new SnapshotReader().read(dataDir, wire)?.items;
+  return new SnapshotReader().read(dataDir, wire);
+}
+
+/** A snapshot file as read, checked against the checksum its header states. */
+export interface SnapshotFile {
+  wire: string;
+  path: string;
+  /** The file's bytes. */
+  buf: Buffer;
+  /** Where the first item's line starts. */
+  bodyStart: number;
+  version: number;
+  count: number;
+  sha256: string;
 }
 
 /**
@@ -487,17 +603,22 @@ export function loadWire(dataDir: string, wire: string): Item[] | undefined {
 export class SnapshotReader {
   private readonly scratch = reusedBuffer();
 
+  /** One wire's snapshot, its items parsed; undefined (and a log line) when it is missing, corrupt or partial. */
+  read(dataDir: string, wire: string): Item[] | undefined {
+    const file = this.file(dataDir, wire);
+    return file && itemsOf(file);
+  }
+
   /**
-   * One wire's snapshot, checked against the checksum its header states, with that checksum;
-   * undefined (and a log line) when it is missing, corrupt or partial. `into`: read the file into the buffer it gives
-   * (one the caller may hand to another thread), and give its bytes and where each line's parts
-   * lie (version 2).
+   * One wire's snapshot file, checked against the checksum its header states; undefined (and a
+   * log line) when it is missing or corrupt. `into`: read it into the buffer it gives (one the
+   * caller may hand to another thread).
    */
-  read(dataDir: string, wire: string, into?: (size: number) => Buffer): ReadSnapshot | undefined {
+  file(dataDir: string, wire: string, into = this.scratch): SnapshotFile | undefined {
     const path = join(snapshotDir(dataDir), `${wire}.jsonl`);
     let buf: Buffer;
     try {
-      buf = readInto(path, into ?? this.scratch);
+      buf = readInto(path, into);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('snapshot unreadable, ignored', { wire, error: String(err) });
       return undefined;
@@ -506,7 +627,7 @@ export class SnapshotReader {
     try {
       if (newline === -1) throw new Error('no header line');
       const header = JSON.parse(buf.toString('utf8', 0, newline)) as Header;
-      if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire) throw new Error('unknown format');
+      if (header.format !== FORMAT || (header.version !== 1 && header.version !== VERSION) || header.wire !== wire || !Number.isSafeInteger(header.count)) throw new Error('unknown format');
       // The bytes, not their text: hashing a string encodes it again first.
       if (
         createHash('sha256')
@@ -514,24 +635,37 @@ export class SnapshotReader {
           .digest('hex') !== header.sha256
       )
         throw new Error('checksum mismatch');
-      const items: unknown[] = [];
-      const lines = into && header.version === VERSION ? new Int32Array(header.count * 5) : undefined;
-      for (let start = newline + 1; start < buf.length; ) {
-        let end = buf.indexOf(10, start);
-        if (end === -1) end = buf.length;
-        if (items.length === header.count) throw new Error('item count mismatch');
-        items.push(header.version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end), lines, items.length * 5, start));
-        start = end + 1;
-      }
-      if (items.length !== header.count) throw new Error('item count mismatch');
-      // A version-2 line was checked as it was read (and its summary and fields stay undecoded).
-      const read: ReadSnapshot = { items: items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i)), sha256: header.sha256 };
-      if (lines) Object.assign(read, { bytes: buf, spans: lines });
-      return read;
+      return { wire, path, buf, bodyStart: newline + 1, version: header.version, count: header.count, sha256: header.sha256 };
     } catch (err) {
       log.warn('snapshot corrupt or partial, ignored', { wire, path, error: (err as Error).message });
       return undefined;
     }
+  }
+}
+
+/**
+ * The items of a snapshot file, each line parsed and checked; undefined (and a log line) when
+ * one is malformed, or they are not as many as its header states. `lazy`: a version-2 line's
+ * title, summary and fields are decoded only when read (another thread slices the strings it
+ * keeps from the bytes).
+ */
+export function itemsOf(file: SnapshotFile, lazy = false): Item[] | undefined {
+  const { buf, version, count } = file;
+  try {
+    const items: unknown[] = [];
+    for (let start = file.bodyStart; start < buf.length; ) {
+      let end = buf.indexOf(10, start);
+      if (end === -1) end = buf.length;
+      if (items.length === count) throw new Error('item count mismatch');
+      items.push(version === 1 ? JSON.parse(buf.toString('utf8', start, end)) : fromLine(buf.subarray(start, end), lazy));
+      start = end + 1;
+    }
+    if (items.length !== count) throw new Error('item count mismatch');
+    // A version-2 line was checked as it was read.
+    return items.filter((i): i is Item => i instanceof SnapshotItem || isItem(i));
+  } catch (err) {
+    log.warn('snapshot corrupt or partial, ignored', { wire: file.wire, path: file.path, error: (err as Error).message });
+    return undefined;
   }
 }
 

@@ -1,17 +1,21 @@
 /**
  * The warm start's worker thread: reads each wire's snapshot, checks it against its checksum,
- * parses it, keeps the items the wire will keep in the order it keeps them (`keptForLoad`, same
- * clock), and hands the serving thread the file's bytes and their layout (transferred, not
- * copied), the kept items' facet values, and their term table: the one saved with them, less
- * the items dropped since (always the oldest: a snapshot is saved oldest first), or, without a
- * usable saved table, one built by tokenising them.
+ * and hands the serving thread the file's bytes with the layout of the items the wire will keep,
+ * in the order it keeps them (`keptPositions`, same clock), transferred, not copied; with them
+ * their term table and facet values.
+ *
+ * The index's file saved beside the items (`readTermTable`) gives every item's publication
+ * time, names and facet values, and the term table: then no line is parsed and no text
+ * tokenised, only the lines scanned for where their parts lie. Without a usable one, each line
+ * is parsed, and the table built by tokenising the kept items.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { setLogLevel } from '../log.js';
 import { buildTermTable, frequentMinFor, keptTable, type TermTable } from '../search/term-table.js';
-import { facetValues } from '../search/facet-index.js';
-import { keptForLoad } from '../search/wire-index.js';
-import { layoutOf, readTermTable, reusedBuffer, SnapshotReader } from './snapshot.js';
+import { facetValues, pickFacets, type FacetValues } from '../search/facet-index.js';
+import type { Item } from '../search/item.js';
+import { keptForLoad, keptPositions, type WireIndexOptions } from '../search/wire-index.js';
+import { itemsOf, layoutAt, readTermTable, reusedBuffer, savedItemsOf, SnapshotReader, type SnapshotFile, type SnapshotLayout } from './snapshot.js';
 import type { WarmStartJob, WarmStartTable } from './warm-start.js';
 
 // A file this thread finds missing or damaged, the serving thread reads and reports.
@@ -29,27 +33,57 @@ const bufferOf = (size: number): Buffer => {
   const i = spare.findIndex((b) => b.byteLength >= size);
   return i === -1 ? Buffer.from(new ArrayBuffer(size)) : Buffer.from(spare.splice(i, 1)[0]!, 0, size);
 };
-/** Each wire's saved term table is read into this one buffer: only the table kept from it leaves the thread. */
+/** Each wire's saved index file is read into this one buffer: only what is kept from it leaves the thread. */
 const tableBufferOf = reusedBuffer();
-for (const { id, options } of wires) {
-  const read = reader.read(dataDir, id, bufferOf);
-  const kept = read && keptForLoad(read.items, now, options);
-  let table: TermTable | null = null;
-  let rebuilt: string | undefined;
-  if (read && kept) {
-    const frequentMin = frequentMinFor(options.maxItems);
-    const saved = readTermTable(dataDir, id, read.sha256, tableBufferOf);
-    const from = read.items.length - kept.length;
-    if ('missing' in saved) rebuilt = saved.missing;
-    else if (saved.table.count !== read.items.length || saved.table.frequentMin !== frequentMin) rebuilt = 'saved for another size of wire';
-    else if (!kept.every((item, i) => item === read.items[from + i])) rebuilt = 'items not saved oldest first';
-    else table = keptTable(saved.table, from);
-    table ??= buildTermTable(kept, frequentMin);
+
+type Restored = Pick<WarmStartTable, 'layout' | 'table' | 'facets' | 'rebuilt'>;
+
+/** A wire restored from its saved index file, or why not. */
+function fromSaved(file: SnapshotFile, options: WireIndexOptions): Restored | string {
+  const saved = file.version === 1 ? { missing: 'items saved in format 1' } : readTermTable(dataDir, file.wire, file.sha256, tableBufferOf);
+  if ('missing' in saved) return saved.missing;
+  if (saved.table.count !== file.count || saved.table.frequentMin !== frequentMinFor(options.maxItems)) return 'saved for another size of wire';
+  const kept = keptPositions(saved.items.published, now, options);
+  let layout: SnapshotLayout;
+  try {
+    layout = layoutAt(file, kept, saved.items);
+  } catch (err) {
+    return `lines do not scan: ${(err as Error).message}`;
   }
-  const layout = read?.spans ? layoutOf(read, kept ?? read.items) : null;
+  // Facet values saved with other facet code are null: the serving thread works them out from the fields.
+  const { facets } = saved.items;
+  return { layout, table: keptTable(saved.table, kept), facets: facets && pickFacets(facets, kept) };
+}
+
+/** A wire restored by parsing every line (null: a line is malformed; the serving thread reads and reports it). */
+function fromLines(file: SnapshotFile, options: WireIndexOptions, rebuilt: string | undefined): Restored | null {
+  const items = itemsOf(file, true);
+  if (!items) return null;
+  const kept = keptForLoad(items, now, options);
+  const saved = savedItemsOf(items);
+  // Repeats (an id or URL twice under one filter value): every item, for `WireIndex.load` to reconcile.
+  const positionOf = new Map<Item, number>(items.map((item, p) => [item, p]));
+  const layout = layoutAt(
+    file,
+    Int32Array.from(kept ?? items, (item) => positionOf.get(item)!),
+    saved,
+  );
+  if (!kept) return { layout, table: null, facets: null, rebuilt };
+  const table: TermTable = buildTermTable(kept, frequentMinFor(options.maxItems));
   // The kept items' facet values, with the table (the serving thread then need not decode their fields).
-  const facets = table && kept ? facetValues(id, kept) : null;
-  const message: WarmStartTable = { id, sha256: read?.sha256 ?? null, layout, table, facets, rebuilt };
+  const facets: FacetValues | null = facetValues(file.wire, kept);
+  return { layout, table, facets, rebuilt };
+}
+
+for (const { id, options } of wires) {
+  const file = reader.file(dataDir, id, bufferOf);
+  let restored: Restored | null = null;
+  if (file) {
+    const saved = fromSaved(file, options);
+    restored = typeof saved === 'string' ? fromLines(file, options, saved) : saved;
+  }
+  const message: WarmStartTable = { id, sha256: file?.sha256 ?? null, layout: restored?.layout ?? null, table: restored?.table ?? null, facets: restored?.facets ?? null, rebuilt: restored?.rebuilt };
+  const { layout, table, facets } = message;
   const buffers = [layout?.bytes, layout?.spans, layout?.published, table?.freq, table?.bits, table?.offsets, table?.slots, facets?.offsets, facets?.ids, facets?.numbers].map((a) => a?.buffer);
   parentPort!.postMessage(message, [...new Set(buffers.filter((b) => b !== undefined))] as ArrayBuffer[]);
 }

@@ -1,9 +1,10 @@
 /**
  * Warm start: every wire filled from its snapshot before the service listens.
  *
- * A worker thread reads each wire's file, checks it, parses it, and hands this thread the
- * file's bytes with where each item's parts lie (`SnapshotLayout`) and the wire's term table
- * (the one saved with it, or one it builds). This thread then only slices the bytes into the
+ * A worker thread reads each wire's file and checks it, and hands this thread the file's bytes
+ * with where each kept item's parts lie (`SnapshotLayout`), the wire's term table and the
+ * items' facet values: restored from the index file saved with them, or, without one, from
+ * parsing every line (warm-start-worker.ts). This thread then only slices the bytes into the
  * items' strings and stores them, while the worker goes on to the next wire: the two run on
  * both cores. The worker starts first thing (`startWarmStart`), while this thread still sets
  * up the rest of the service. If the worker fails, or finds a file missing or damaged, this
@@ -84,7 +85,7 @@ export function startWarmStart(dataDir: string, wires: Map<string, WireIndex>): 
           facets = answer.facets;
           tables.giveBack(answer.layout.bytes.buffer as ArrayBuffer);
           if (answer.rebuilt && answer.rebuilt !== 'no saved table') log.info('term table rebuilt from the snapshot text', { wire: id, why: answer.rebuilt });
-        } else items = reader.read(dataDir, id)?.items;
+        } else items = reader.read(dataDir, id);
         if (!items) continue;
         index.load(items, now, table, facets);
         if (index.size > 0) termTables[table && !answer?.rebuilt ? 'saved' : 'built']++;

@@ -4,7 +4,7 @@
  * a `min` facet, each slot's number. A filter on a rare value then reads its few slots instead
  * of scanning the wire.
  */
-import { facetsOf, facetTag, type FacetDef } from '../catalog/facets.js';
+import { articleFacets, facetsOf, type FacetDef } from '../catalog/facets.js';
 import type { ItemData } from './item.js';
 import { Postings } from './postings.js';
 
@@ -29,32 +29,30 @@ export function tagsAt(v: FacetValues, i: number): string[] {
   return out;
 }
 
-/** What `FacetIndex.insert` indexes of an item's fields: its tags, and its `min` facet's number (NaN: none). */
-function valuesOf(any: readonly FacetDef[], min: FacetDef | undefined, data: ItemData | undefined): { tags: string[]; number: number } {
-  const tags: string[] = [];
-  if (data) {
-    for (const f of any) {
-      const values = f.of(data);
-      if (!Array.isArray(values)) continue;
-      for (const v of values) tags.push(facetTag(f, f.normalise(v)));
-    }
-  }
-  const n = data && min ? min.of(data) : undefined;
-  return { tags, number: typeof n === 'number' ? n : Number.NaN };
-}
-
 /** The facet values of `items` of a wire (null: the wire has no facets). */
 export function facetValues(wire: string, items: readonly { data?: ItemData }[]): FacetValues | null {
   const facets = facetsOf(wire);
   if (facets.length === 0) return null;
-  const any = facets.filter((f) => f.kind === 'any');
-  const min = facets.find((f) => f.kind === 'min');
+  return collect(items.length, (i) => articleFacets(facets, items[i]!.data));
+}
+
+/** Items `kept` of `v` (their positions in it), in that order. */
+export function pickFacets(v: FacetValues, kept: Int32Array): FacetValues {
+  const offsets = new Int32Array(kept.length + 1);
+  for (let k = 0; k < kept.length; k++) offsets[k + 1] = offsets[k]! + v.offsets[kept[k]! + 1]! - v.offsets[kept[k]!]!;
+  const ids = new Int32Array(offsets[kept.length]!);
+  kept.forEach((p, k) => ids.set(v.ids.subarray(v.offsets[p]!, v.offsets[p + 1]!), offsets[k]!));
+  return { tags: v.tags, offsets, ids, numbers: Float64Array.from(kept, (p) => v.numbers[p]!) };
+}
+
+/** The values of `n` items, item `i`'s given by `at(i)`, as `FacetValues` (each tag's text listed once). */
+function collect(n: number, at: (i: number) => { tags: readonly string[]; number: number }): FacetValues {
   const ids = new Map<string, number>();
-  const offsets = new Int32Array(items.length + 1);
+  const offsets = new Int32Array(n + 1);
   const list: number[] = [];
-  const numbers = new Float64Array(items.length);
-  items.forEach((item, i) => {
-    const v = valuesOf(any, min, item.data);
+  const numbers = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = at(i);
     for (const tag of v.tags) {
       let id = ids.get(tag);
       if (id === undefined) ids.set(tag, (id = ids.size));
@@ -62,13 +60,14 @@ export function facetValues(wire: string, items: readonly { data?: ItemData }[])
     }
     offsets[i + 1] = list.length;
     numbers[i] = v.number;
-  });
+  }
   return { tags: [...ids.keys()], offsets, ids: Int32Array.from(list), numbers };
 }
 
 export class FacetIndex {
-  private readonly any: readonly FacetDef[];
-  private readonly min: FacetDef | undefined;
+  private readonly facets: readonly FacetDef[];
+  /** Whether one of them is a `min` facet (its numbers are kept). */
+  private readonly min: boolean;
   private readonly postings = new Postings();
   /** Per slot, its tags (kept: removal needs them, and a query checks membership with them). */
   private tags: (readonly string[])[] = [];
@@ -81,14 +80,13 @@ export class FacetIndex {
   private numbers = new Float64Array(0);
 
   constructor(wire: string) {
-    const facets = facetsOf(wire);
-    this.any = facets.filter((f) => f.kind === 'any');
-    this.min = facets.find((f) => f.kind === 'min');
+    this.facets = facetsOf(wire);
+    this.min = this.facets.some((f) => f.kind === 'min');
   }
 
   /** Whether the wire has facets at all (most have none: every call below is then skipped). */
   get active(): boolean {
-    return this.any.length > 0 || this.min !== undefined;
+    return this.facets.length > 0;
   }
 
   grow(size: number): void {
@@ -99,7 +97,7 @@ export class FacetIndex {
   }
 
   insert(slot: number, data: ItemData | undefined): void {
-    const { tags, number } = valuesOf(this.any, this.min, data);
+    const { tags, number } = articleFacets(this.facets, data);
     this.insertValues(slot, tags, number);
   }
 
@@ -125,6 +123,12 @@ export class FacetIndex {
     }
     this.tags[slot] = EMPTY;
     if (this.min) this.numbers[slot] = Number.NaN;
+  }
+
+  /** The values of `slots`, in that order (a snapshot saves them with the items: null when the wire has no facets). */
+  valuesAt(slots: readonly number[]): FacetValues | null {
+    if (!this.active) return null;
+    return collect(slots.length, (i) => ({ tags: this.tags[slots[i]!] ?? EMPTY, number: this.min ? this.numbers[slots[i]!]! : Number.NaN }));
   }
 
   /** Whether a slot's article passes a query's facet filters (every group: one of its tags; the minimum). */

@@ -127,14 +127,19 @@ export interface SlotTermTable extends TermTable {
 }
 
 /**
- * The table of saved items `from` … `count - 1`, renumbered from 0: what `buildTermTable`
- * gives for them, without tokenising. A warm restart drops the oldest saved items (past their
- * retention since the save), always the first positions (items are saved oldest first).
+ * The table of the saved items a warm restart keeps, `kept` (their saved positions, in the
+ * order they are loaded: kept item k is slot k): what `buildTermTable` gives for them, without
+ * tokenising. Items past their retention since the save are dropped, and the rest are loaded
+ * oldest published first, whatever order the wire stored them in.
  */
-export function keptTable(saved: SlotTermTable, from: number): TermTable {
-  const count = saved.count - from;
+export function keptTable(saved: SlotTermTable, kept: Int32Array): TermTable {
+  const count = kept.length;
   const words = Math.max(1, Math.ceil(count / 32));
-  const { frequentMin, position } = saved;
+  const { frequentMin } = saved;
+  // Slot → its kept item (-1: a free slot, or an item not kept).
+  const slotOf = new Int32Array(saved.count).fill(-1);
+  kept.forEach((p, k) => (slotOf[p] = k));
+  const position = saved.position.map((p) => (p < 0 ? -1 : slotOf[p]!));
   const terms: string[] = [];
   const freq = new Int32Array(saved.terms.length);
   const bits = new Uint32Array((saved.bits.length / Math.max(1, saved.words)) * words);
@@ -143,7 +148,7 @@ export function keptTable(saved: SlotTermTable, from: number): TermTable {
   let nBits = 0;
   let nSlots = 0;
   let nLists = 1;
-  /** Appends the kept positions of the slots `list[start … end - 1]` (or the positions, `bySlot` false), ascending; returns how many. */
+  /** Appends the kept items of the slots `list[start … end - 1]` (or the kept items, `bySlot` false), ascending; returns how many. */
   const pushList = (list: ArrayLike<number>, start: number, end: number, bySlot = true): number => {
     if (nSlots + end - start > slots.length) {
       const grown = new Int32Array((nSlots + end - start) * 2);
@@ -153,7 +158,7 @@ export function keptTable(saved: SlotTermTable, from: number): TermTable {
     const first = nSlots;
     let sorted = true;
     for (let i = start; i < end; i++) {
-      const p = bySlot ? position[list[i]!]! - from : list[i]!;
+      const p = bySlot ? position[list[i]!]! : list[i]!;
       if (p < 0) continue;
       if (nSlots > first && p < slots[nSlots - 1]!) sorted = false;
       slots[nSlots++] = p;
@@ -162,11 +167,11 @@ export function keptTable(saved: SlotTermTable, from: number): TermTable {
     offsets[nLists++] = nSlots;
     return nSlots - first;
   };
-  /** Sets in `out` the kept positions of the slots set in `src`. */
+  /** Sets in `out` the kept items of the slots set in `src`. */
   const scatter = (src: Uint32Array, out: Uint32Array) => {
     for (let w = 0; w < src.length; w++) {
       for (let word = src[w]!; word !== 0; word &= word - 1) {
-        const p = position[w * 32 + 31 - Math.clz32(word & -word)]! - from;
+        const p = position[w * 32 + 31 - Math.clz32(word & -word)]!;
         if (p >= 0) out[p >>> 5]! |= 1 << (p & 31);
       }
     }

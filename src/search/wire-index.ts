@@ -266,6 +266,11 @@ export class WireIndex {
     return out;
   }
 
+  /** The facet values of `items()`, in that order (null: the wire has no facets): saved with a snapshot. */
+  facetValues(): FacetValues | null {
+    return this.facets.valuesAt(this.order.slice(this.head));
+  }
+
   /**
    * The term table of `items()` as this index holds it, by slot, with each slot's position
    * among them (`SlotTermTable`): copies of its bitsets and lists, quick enough to take on the
@@ -672,13 +677,37 @@ function listOf(slots: Int32Array, from: number, to: number): number[] {
  * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
  */
 export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions, checked = false): Item[] | undefined {
-  const oldest = now - opts.maxAgeMs;
-  const kept = items.filter((i) => i.published >= oldest).sort((a, b) => a.published - b.published);
-  if (kept.length > opts.maxItems) kept.splice(0, kept.length - opts.maxItems);
+  const kept = Array.from(
+    keptPositions(
+      Float64Array.from(items, (i) => i.published),
+      now,
+      opts,
+    ),
+    (p) => items[p]!,
+  );
   if (checked) return kept;
   const keys = new Set<string>();
   for (const i of kept) keys.add(key(i.filter, i.id)).add(key(i.filter, i.url) + '\n');
   return keys.size === kept.length * 2 ? kept : undefined;
+}
+
+/**
+ * The positions in `published` (items' publication times) of the items `keptForLoad` keeps,
+ * in the order it keeps them: published within the retention, oldest first (of two published
+ * at once, the earlier position first), the newest up to the cap.
+ */
+export function keptPositions(published: Float64Array, now: number, opts: WireIndexOptions): Int32Array {
+  const oldest = now - opts.maxAgeMs;
+  const kept: number[] = [];
+  let sorted = true;
+  for (let p = 0; p < published.length; p++) {
+    if (!(published[p]! >= oldest)) continue;
+    if (kept.length > 0 && published[p]! < published[kept[kept.length - 1]!]!) sorted = false;
+    kept.push(p);
+  }
+  // A stable sort, skipped when a wire saved its items in publication order (most do).
+  if (!sorted) kept.sort((a, b) => published[a]! - published[b]!);
+  return Int32Array.from(kept.length > opts.maxItems ? kept.slice(kept.length - opts.maxItems) : kept);
 }
 
 function key(filter: string, idOrUrl: string): string {
