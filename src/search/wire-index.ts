@@ -677,14 +677,13 @@ function listOf(slots: Int32Array, from: number, to: number): number[] {
  * value, which only `add` reconciles; `checked`: these items were already found free of repeats.
  */
 export function keptForLoad(items: readonly Item[], now: number, opts: WireIndexOptions, checked = false): Item[] | undefined {
-  const kept = Array.from(
-    keptPositions(
-      Float64Array.from(items, (i) => i.published),
-      now,
-      opts,
-    ),
-    (p) => items[p]!,
+  const positions = keptPositions(
+    Float64Array.from(items, (i) => i.published),
+    now,
+    opts,
   );
+  // Most often every item, in order (a warm start's worker kept them with the same clock).
+  const kept = positions.length === items.length && positions.every((p, k) => p === k) ? [...items] : Array.from(positions, (p) => items[p]!);
   if (checked) return kept;
   const keys = new Set<string>();
   for (const i of kept) keys.add(key(i.filter, i.id)).add(key(i.filter, i.url) + '\n');
