@@ -11,10 +11,9 @@
  * subscribes again after RETRY_MS.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { log } from '../log.js';
-import { publicOnlyConnector } from './fetch/destination.js';
-import { parseLinkHeader } from './fetch/fetcher.js';
+import { parseLinkHeader } from './fetch/link-header.js';
 import { steadyNow, wallOf } from '../clock.js';
 
 /** Lease asked for; the hub decides (W3C WebSub §5.1: a hint). */
@@ -109,12 +108,21 @@ export const callbackError = (status: number, error: string, message: string): C
 export class WebSub implements WebSubCallbacks {
   private readonly subs = new Map<string, Subscription>();
   private stopped = false;
-  /** Sends the subscription requests. A hub is named by the feed, so it must be a public address unless allowed (destination.ts). */
-  private readonly hubAgent: Agent;
+  /**
+   * Sends the subscription requests, made for the first: the HTTP client (undici) is loaded
+   * then, not on every start. A hub is named by the feed, so it must be a public address unless
+   * allowed (destination.ts).
+   */
+  private hubAgent: Promise<Agent> | null = null;
 
-  constructor(private readonly opts: WebSubOptions) {
-    const connect = { timeout: 10_000, autoSelectFamily: true };
-    this.hubAgent = new Agent({ connect: opts.allowPrivateDestinations ? connect : publicOnlyConnector('hub', connect) });
+  constructor(private readonly opts: WebSubOptions) {}
+
+  private agent(): Promise<Agent> {
+    this.hubAgent ??= Promise.all([import('undici'), import('./fetch/destination.js')]).then(([{ Agent }, { publicOnlyConnector }]) => {
+      const connect = { timeout: 10_000, autoSelectFamily: true };
+      return new Agent({ connect: this.opts.allowPrivateDestinations ? connect : publicOnlyConnector('hub', connect) });
+    });
+    return this.hubAgent;
   }
 
   get maxBodyBytes(): number {
@@ -259,7 +267,7 @@ export class WebSub implements WebSubCallbacks {
   stop(): void {
     this.stopped = true;
     for (const s of this.subs.values()) clearTimeout(s.timer);
-    void this.hubAgent.destroy().catch(() => undefined);
+    void this.hubAgent?.then((agent) => agent.destroy()).catch(() => undefined);
   }
 
   /**
@@ -314,7 +322,7 @@ export class WebSub implements WebSubCallbacks {
     try {
       // No redirect is followed: a 3xx is an answer that is not 2xx.
       const url = new URL(hub);
-      const res = await this.hubAgent.request({
+      const res = await (await this.agent()).request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: 'POST',

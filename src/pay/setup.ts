@@ -12,7 +12,6 @@ import { FailureBudget } from './failure-budget.js';
 import { LocalStore } from './local-store.js';
 import { Payments } from './payments.js';
 import type { Settler } from './settler.js';
-import { FacilitatorSettler } from './settlers/facilitator.js';
 
 export interface PaymentsSetup {
   payments: Payments;
@@ -34,6 +33,8 @@ export async function setupPayments(config: Readonly<Config>): Promise<PaymentsS
     log.info('settling with the operator wallet', { address: wallet.address });
     settler = wallet;
   } else {
+    // Loaded here: its HTTP client (undici) is not needed on a start that settles otherwise.
+    const { FacilitatorSettler } = await import('./settlers/facilitator.js');
     settler = new FacilitatorSettler(s.facilitatorUrl!, timeoutMs, chain);
     log.info('settling through a facilitator', { url: s.facilitatorUrl });
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { budgetOf } from '../catalog/index.js';
 import { TICKER_MAP } from '../catalog/reference.js';
 import type { HostBudgets } from '../ingest/budget.js';
-import { Fetcher, type FetcherOptions } from '../ingest/fetch/fetcher.js';
+import type { Fetcher, FetcherOptions } from '../ingest/fetch/fetcher.js';
 import { log } from '../log.js';
 import { writePrivateFile } from '../private-files.js';
 import { CompanyMap, CompanyMapError } from './company-map.js';
@@ -43,12 +43,12 @@ export class TickerMapSource {
   private etag: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly fetcher: Fetcher;
+  /** Made for the first poll: the HTTP client (undici) is loaded then, not on every start. */
+  private fetcher: Promise<Fetcher> | null = null;
   readonly file: string;
 
   constructor(private readonly opts: { dataDir: string; url: string; fetcher: FetcherOptions; budgets: HostBudgets; intervalMs?: number }) {
     this.file = join(opts.dataDir, 'company_tickers_exchange.json');
-    this.fetcher = new Fetcher({ ...opts.fetcher, retries: 0 });
   }
 
   /** The map in hand, if any. */
@@ -86,7 +86,7 @@ export class TickerMapSource {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    void this.fetcher.close();
+    void this.fetcher?.then((fetcher) => fetcher.close());
   }
 
   private get intervalMs(): number {
@@ -105,7 +105,8 @@ export class TickerMapSource {
     this.lastPoll = Date.now();
     try {
       await this.opts.budgets.take(budgetOf(TICKER_MAP).key);
-      const res = await this.fetcher.fetch({ url: this.opts.url, ...(this.etag !== undefined && { etag: this.etag }) });
+      this.fetcher ??= import('../ingest/fetch/fetcher.js').then(({ Fetcher }) => new Fetcher({ ...this.opts.fetcher, retries: 0 }));
+      const res = await (await this.fetcher).fetch({ url: this.opts.url, ...(this.etag !== undefined && { etag: this.etag }) });
       if (res.kind === 'error') throw new Error(`${res.code}: ${res.message}`);
       if (res.kind === 'ok') {
         const text = new TextDecoder().decode(res.body);

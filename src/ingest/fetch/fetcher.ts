@@ -20,6 +20,7 @@ import { codingsOf, destroyQuietly, readBody } from './body.js';
 import { Deadline } from './deadline.js';
 import { publicOnlyConnector } from './destination.js';
 import { FetchFailure, toFailure, type FetchErrorCode } from './errors.js';
+import { parseLinkHeader } from './link-header.js';
 import { REDIRECT_STATUSES, RedirectTracker, httpUrl, type Hop } from './redirect.js';
 import { backoffMs, isRetryableStatus, parseRetryAfter } from './retry.js';
 
@@ -281,17 +282,6 @@ export function responseHints(headers: Record<string, string | string[] | undefi
   for (const link of parseLinkHeader(all('link'))) {
     if (link.rels.includes('hub')) (out.linkHubs ??= []).push(link.href);
     if (link.rels.includes('self') && out.linkSelf === undefined && URL.canParse(link.href, url)) out.linkSelf = new URL(link.href, url).href;
-  }
-  return out;
-}
-
-/** `<uri>; rel="a b", <uri>; rel=c` (RFC 8288): each target with its relation types; other parameters ignored. */
-export function parseLinkHeader(value: string): { href: string; rels: string[] }[] {
-  const out: { href: string; rels: string[] }[] = [];
-  const LINK = /<([^>]*)>\s*((?:;\s*[^;,<]*)*)/g;
-  for (let m: RegExpExecArray | null; (m = LINK.exec(value)); ) {
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(m[2]!);
-    if (rel) out.push({ href: m[1]!.trim(), rels: (rel[1] ?? rel[2]!).toLowerCase().split(/\s+/).filter(Boolean) });
   }
   return out;
 }
