@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -31,14 +32,14 @@ function packageCopy(): string {
  * Loads uWS from `dir` in a fresh Node with every symbol bound at load (LD_BIND_NOW), serves one
  * request on loopback, and prints what loadUws reported and what came back.
  */
-function loadAndServe(dir: string): { status: number | null; out: { binary: string; glibcCompat: boolean; body: string } | null; stderr: string } {
+function loadAndServe(dir: string): { status: number | null; out: { binary: string; sha256: string; glibcCompat: boolean; body: string } | null; stderr: string } {
   const script = `
     const { loadUws } = await import(${JSON.stringify(UWS_MODULE)});
     const u = loadUws({ dir: ${JSON.stringify(dir)}, cacheDir: ${JSON.stringify(join(dir, 'cache'))} });
     u.uws.App().get('/*', (res) => res.end('served by ' + process.version)).listen('127.0.0.1', 0, async (s) => {
       const port = u.uws.us_socket_local_port(s);
       const body = await (await fetch('http://127.0.0.1:' + port + '/')).text();
-      console.log(JSON.stringify({ binary: u.binary, glibcCompat: u.glibcCompat, body }));
+      console.log(JSON.stringify({ binary: u.binary, sha256: u.sha256, glibcCompat: u.glibcCompat, body }));
       process.exit(0);
     });`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, LD_BIND_NOW: '1' }, encoding: 'utf8', timeout: 20_000 });
@@ -72,6 +73,32 @@ describe('uWebSockets.js on this runtime', () => {
     const again = loadAndServe(dir);
     assert.equal(again.status, 0, again.stderr);
     assert.deepEqual(readFileSync(file), good);
+  });
+
+  test('a start that finds the release binary and its rewrite as a start recorded them reads neither', { skip: !glibcBelow238() && 'no rewrite on this glibc' }, () => {
+    const dir = packageCopy();
+    const first = loadAndServe(dir);
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.out!.sha256, createHash('sha256').update(RELEASE).digest('hex'));
+    const cacheDir = join(dir, 'cache');
+    const recordFile = join(cacheDir, `${NAME}.json`);
+    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as { sha256: string; rewrite: Record<string, number> };
+    // The record made to name another checksum (its rewrite renamed to match): a start that
+    // reports it has taken the record's word, without reading and hashing the release binary.
+    const other = 'ab'.repeat(32);
+    const renamed = first.out!.binary.replace(`.${record.sha256.slice(0, 16)}.`, `.${other.slice(0, 16)}.`);
+    renameSync(first.out!.binary, renamed);
+    const { dev, ino, size, mtimeMs, ctimeMs } = statSync(renamed);
+    writeFileSync(recordFile, JSON.stringify({ ...record, sha256: other, rewrite: { dev, ino, size, mtimeMs, ctimeMs } }));
+    const recorded = loadAndServe(dir);
+    assert.equal(recorded.status, 0, recorded.stderr);
+    assert.deepEqual([recorded.out!.sha256, recorded.out!.binary], [other, renamed]);
+    // The release binary changed since (here only its time): checked, rewritten and recorded anew.
+    utimesSync(join(dir, NAME), new Date(), new Date());
+    const checked = loadAndServe(dir);
+    assert.equal(checked.status, 0, checked.stderr);
+    assert.deepEqual([checked.out!.sha256, checked.out!.binary], [first.out!.sha256, first.out!.binary]);
+    assert.equal((JSON.parse(readFileSync(recordFile, 'utf8')) as { sha256: string }).sha256, first.out!.sha256);
   });
 
   test('a Node ABI without a binary, or a binary that is not one, is refused with the reason', () => {
