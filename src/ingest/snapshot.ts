@@ -26,7 +26,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import type { FacetValues } from '../search/facet-index.js';
-import type { CarriesFragments, Fragments, Item, ItemData, StoredItem } from '../search/item.js';
+import { storedItem, type CarriesFragments, type Fragments, type Item, type ItemData, type StoredItem } from '../search/item.js';
 import type { SlotTermTable } from '../search/term-table.js';
 import type { WireIndex } from '../search/wire-index.js';
 
@@ -288,7 +288,10 @@ export function layoutAt(file: SnapshotFile, kept: Int32Array, saved: SavedItems
   return { bytes: buf, spans, published: Float64Array.from(kept, (p) => saved.published[p]!), names: saved.names };
 }
 
-/** The items of a layout, built from its bytes (see `layoutAt`). */
+/**
+ * The items of a layout, built from its bytes (see `layoutAt`): stored items already, under
+ * the sequence numbers an empty `WireIndex` gives them as it loads them, in this order.
+ */
 export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayout): Item[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const items: Item[] = new Array(published.length);
@@ -308,7 +311,7 @@ export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayo
     const fragments: Fragments = { jsonHead: text(start, summary), jsonSummary: text(summary, data), jsonData: data === tail ? '' : text(data, tail) };
     const u = text(url, urlEnd);
     const state = spans[o + 11]!;
-    items[k] = new SnapshotItem(id === SAME_AS_URL ? u : text(id, spans[o + 8]!), u, names[spans[o + 9]!]!, names[spans[o + 10]!]!, published[k]!, state < 0 ? undefined : names[state], fragments);
+    items[k] = storedItem(id === SAME_AS_URL ? u : text(id, spans[o + 8]!), u, names[spans[o + 9]!]!, names[spans[o + 10]!]!, published[k]!, state < 0 ? undefined : names[state], fragments, k + 1);
   }
   return items;
 }

@@ -96,6 +96,7 @@ export interface CarriesFragments {
 
 /** The JSON fragments of an item's own fields, as `storeItem` keeps them (the item's own, when it carries them). */
 export function fragmentsOf(item: Item): Fragments {
+  if (item instanceof Stored) return item;
   const carried = (item as Partial<CarriesFragments>).fragments;
   if (carried) return carried;
   // Joined, not concatenated: `+` builds a tree of cons strings, a dozen small objects per item
@@ -161,6 +162,8 @@ function shared(name: string): string {
  * (to compare a re-sent item with the stored one), are not built again.
  */
 export function storeItem(item: Item, seq: number, fragments: Fragments = fragmentsOf(item)): StoredItem {
+  // Made already under this sequence number (`storedItem`): kept as it is, a stored item never changes.
+  if (item instanceof Stored && item.seq === seq) return item;
   const { jsonHead, jsonSummary, jsonData } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;
@@ -168,4 +171,14 @@ export function storeItem(item: Item, seq: number, fragments: Fragments = fragme
   // a JSON string is escaped). One class: every stored item has one shape for the hot path.
   const titleEnd = jsonHead.indexOf(',"url":', TITLE_AT);
   return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, jsonData, item.state, titleEnd);
+}
+
+/**
+ * A stored item made straight from its parts, under the sequence number it will be stored with
+ * (a warm start's items, in the order `WireIndex.load` stores them: `storeItem` then keeps each
+ * as it is, rather than one more object per item made and dropped).
+ */
+export function storedItem(id: string, url: string, source: string, filter: string, published: number, state: string | undefined, fragments: Fragments, seq: number): StoredItem {
+  const { jsonHead, jsonSummary, jsonData } = fragments;
+  return new Stored(id === url ? url : id, url, shared(source), shared(filter), published, seq, jsonHead, jsonSummary, jsonData, state, jsonHead.indexOf(',"url":', TITLE_AT));
 }
