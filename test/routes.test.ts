@@ -2,10 +2,11 @@
  * Walks the whole route table derived from the catalogue over real HTTP on loopback.
  */
 import assert from 'node:assert/strict';
-import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declareDiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { PAID_ROUTES, PREVIEW_ROUTES, REDIRECTS, ROUTES, WIRES } from '../src/catalog/index.js';
+import { discoveryDeclaration } from '../src/pay/discovery.js';
 import { USDC_BASE } from '../src/pay/offer.js';
 import { PER_FILTER } from './helpers/sample-items.js';
 import { PAY_TO, startTestService, type TestService } from './helpers/service.js';
@@ -213,6 +214,10 @@ describe('paid routes', () => {
       const offer = decodeHeader(res.headers.get('payment-required'));
       const bazaar = offer.extensions.bazaar;
       assert.deepEqual(validateDiscoveryExtension(bazaar), { valid: true }, route.path);
+      // The library's own, for the same declaration, with the method its server hook adds.
+      const declared = declareDiscoveryExtension(discoveryDeclaration(route)) as unknown as { bazaar: { info: { input: Record<string, unknown> } } };
+      declared.bazaar.info.input.method = 'GET';
+      assert.deepEqual(bazaar, JSON.parse(JSON.stringify(declared.bazaar)), route.path);
       assert.deepEqual(body.routes.find((r: any) => r.path === route.path).extensions.bazaar, bazaar, 'the price list carries the same');
       const { input } = bazaar.info;
       assert.equal(input.type, 'http');
