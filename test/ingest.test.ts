@@ -291,13 +291,32 @@ describe('snapshot format', () => {
     }
   });
 
-  test('a snapshot saved by the previous version (one Item per line) still loads: an upgrade keeps the items', () => {
+  test('a snapshot saved by the previous version (one Item per line) still loads: an upgrade keeps the items', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wires-snap-v1-'));
     mkdirSync(snapshotDir(dir), { recursive: true });
-    const body = [odd, award].map((i) => JSON.stringify(i) + '\n').join('');
+    // Within the retention: a warm start keeps them.
+    const items = [odd, award].map((i, n) => ({ ...i, published: Date.now() - 60_000 + n }));
+    const body = items.map((i) => JSON.stringify(i) + '\n').join('');
     const header = { format: 'wires-snapshot', version: 1, wire: 'news', count: 2, savedAt: new Date().toISOString(), sha256: createHash('sha256').update(body).digest('hex') };
     writeFileSync(join(snapshotDir(dir), 'news.jsonl'), JSON.stringify(header) + '\n' + body);
-    assert.deepEqual(loadWire(dir, 'news'), [odd, award]);
+    assert.deepEqual(loadWire(dir, 'news'), items);
+    // And through the warm start, whose worker leaves such a file to the serving thread.
+    const write = process.stderr.write;
+    let logged = '';
+    process.stderr.write = ((chunk: string) => ((logged += chunk), true)) as typeof process.stderr.write;
+    setLogLevel('info');
+    let news: WireIndex;
+    try {
+      news = (await startWarmStart(dir, createIndexes()).load()).get('news')!;
+    } finally {
+      process.stderr.write = write;
+      setLogLevel('error');
+    }
+    assert.deepEqual(
+      news.items().map((i) => plainItem(i)),
+      items,
+    );
+    assert.doesNotMatch(logged, /worker failed/);
   });
 });
 

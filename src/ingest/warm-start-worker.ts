@@ -55,19 +55,26 @@ function fromSaved(file: SnapshotFile, options: WireIndexOptions): Restored | st
   return { layout, table: keptTable(saved.table, kept), facets: facets && pickFacets(facets, kept) };
 }
 
-/** A wire restored by parsing every line (null: a line is malformed; the serving thread reads and reports it). */
+/**
+ * A wire restored by parsing every line; null for the serving thread to read and report: a
+ * malformed line, or a file of format 1, whose lines have no layout to hand over.
+ */
 function fromLines(file: SnapshotFile, options: WireIndexOptions, rebuilt: string | undefined): Restored | null {
-  const items = itemsOf(file, true);
+  const items = file.version === 1 ? undefined : itemsOf(file, true);
   if (!items) return null;
   const kept = keptForLoad(items, now, options);
-  const saved = savedItemsOf(items);
   // Repeats (an id or URL twice under one filter value): every item, for `WireIndex.load` to reconcile.
   const positionOf = new Map<Item, number>(items.map((item, p) => [item, p]));
-  const layout = layoutAt(
-    file,
-    Int32Array.from(kept ?? items, (item) => positionOf.get(item)!),
-    saved,
-  );
+  let layout: SnapshotLayout;
+  try {
+    layout = layoutAt(
+      file,
+      Int32Array.from(kept ?? items, (item) => positionOf.get(item)!),
+      savedItemsOf(items),
+    );
+  } catch {
+    return null;
+  }
   if (!kept) return { layout, table: null, facets: null, rebuilt };
   const table: TermTable = buildTermTable(kept, frequentMinFor(options.maxItems));
   // The kept items' facet values, with the table (the serving thread then need not decode their fields).
