@@ -449,9 +449,9 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     );
     const dir = mkdtempSync(join(tmpdir(), 'wires-warm-facets-'));
     // Saved with the two items' values swapped: a restart that reads them finds the other story.
-    const facets = live.facetValues()!;
-    const swapped = { ...facets, offsets: facets.offsets, ids: Int32Array.from(facets.ids).reverse() };
-    await saveWire(dir, 'news', live.items(), live.termTable(), swapped);
+    const saved = live.savedIndex();
+    const swapped = { ...saved.facets!, ids: Int32Array.from(saved.facets!.ids).reverse() };
+    await saveWire(dir, 'news', live.items(), { table: saved.table, facets: swapped });
     const byTicker = async () => {
       const news = (await startWarmStart(dir, createIndexes()).load()).get('news')!;
       return news.search({ tags: [['ticker:NVDA']], sinceMs: 0, limit: 10 }, now).map((h) => h.item.title);
@@ -517,7 +517,8 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     const room = Buffer.alloc(statSync(terms).size + 8);
     for (let offset = 0; offset < 8; offset++) {
       const read = readTermTable(dir, 'news', sha, (size) => room.subarray(offset, offset + size));
-      assert.deepEqual(read, { table: live.termTable(), items: savedItemsOf(live.items(), live.facetValues()) }, `body at offset ${offset}`);
+      const { table, facets } = live.savedIndex();
+      assert.deepEqual(read, { table, items: savedItemsOf(live.items(), facets) }, `body at offset ${offset}`);
     }
 
     // A damaged table is not used: the text is indexed again, and the restart says why.

@@ -481,7 +481,7 @@ describe('warm restart: a wire loaded whole', () => {
     const w = new WireIndex(opts);
     w.add(syntheticItems(1400, now, 21), now);
     for (let step = 0; step < 5; step++) {
-      const t = keptTable(w.termTable(), range(0, w.size));
+      const t = keptTable(w.savedIndex().table, range(0, w.size));
       assert.equal(t.count, w.size);
       assert.deepEqual(postingsOf(t), postingsOf(buildTermTable(w.items(), frequentMinFor(opts.maxItems))), `step ${step}`);
       churn(w, step, (now += 8 * HOUR));
@@ -500,15 +500,36 @@ describe('warm restart: a wire loaded whole', () => {
       }
       return step.value;
     };
-    const steps = w.termTableSteps();
+    const steps = w.savedSteps();
     assert.equal(steps.next().done, false, 'more than one step');
     assert.equal(
       run(steps, () => w.add(syntheticItems(1, now, 32), now)),
       null,
     );
     // Left alone, the steps give the table taken in one go.
-    const table = run(w.termTableSteps()) as ReturnType<WireIndex['termTable']>;
-    assert.deepEqual(postingsOf(keptTable(table, range(0, w.size))), postingsOf(keptTable(w.termTable(), range(0, w.size))));
+    const { table } = run(w.savedSteps()) as ReturnType<WireIndex['savedIndex']>;
+    assert.deepEqual(postingsOf(keptTable(table, range(0, w.size))), postingsOf(keptTable(w.savedIndex().table, range(0, w.size))));
+
+    // A wire with facets: its values are taken in steps too, and a change between two of them
+    // (the last steps, after the table's) gives up as well.
+    const edgar = new WireIndex({ maxAgeMs: 72 * HOUR, maxItems: 6000, wire: 'edgar' });
+    edgar.add(
+      syntheticItems(5000, now, 33).map((i, n) => ({ ...i, data: { tickers: [n % 2 ? 'NVDA' : 'AAPL'] } })),
+      now,
+    );
+    let count = 0;
+    for (const counting = edgar.savedSteps(); !counting.next().done; ) count++;
+    const late = edgar.savedSteps();
+    for (let n = 0; n < count - 1; n++) late.next();
+    edgar.add(syntheticItems(1, now, 34), now);
+    for (let step = late.next(); ; step = late.next()) {
+      if (!step.done) continue;
+      assert.equal(step.value, null, 'changed during the facet values');
+      break;
+    }
+    const { facets } = edgar.savedIndex();
+    assert.equal(facets!.numbers.length, edgar.size);
+    assert.deepEqual(facets!.tags.sort(), ['ticker:AAPL', 'ticker:NVDA']);
   });
 
   test('a saved table less its oldest items is the table built from the rest', () => {

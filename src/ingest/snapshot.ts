@@ -28,7 +28,7 @@ import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import type { FacetValues } from '../search/facet-index.js';
 import { storedItem, type CarriesFragments, type Fragments, type Item, type ItemData, type StoredItem } from '../search/item.js';
 import type { SlotTermTable } from '../search/term-table.js';
-import type { WireIndex } from '../search/wire-index.js';
+import type { SavedIndex, WireIndex } from '../search/wire-index.js';
 
 const FORMAT = 'wires-snapshot';
 /**
@@ -199,22 +199,41 @@ export interface SavedItems {
   facets: FacetValues | null;
 }
 
-/** The `SavedItems` of `items` (their facet values left out). */
+/** The `SavedItems` of `items`. */
 export function savedItemsOf(items: readonly Item[], facets: FacetValues | null = null): SavedItems {
-  const ids = new Map<string, number>();
-  const id = (n: string | undefined) => {
-    if (n === undefined) return -1;
-    let k = ids.get(n);
-    if (k === undefined) ids.set(n, (k = ids.size));
+  const values = new ItemValues(items.length);
+  items.forEach((item, i) => values.add(i, item));
+  return values.done(facets);
+}
+
+/** `SavedItems` taken item by item (a save takes each as it writes its line, between turns of the event loop). */
+class ItemValues {
+  private readonly ids = new Map<string, number>();
+  private readonly published: Float64Array;
+  private readonly nameIds: Int32Array;
+
+  constructor(count: number) {
+    this.published = new Float64Array(count);
+    this.nameIds = new Int32Array(count * 3);
+  }
+
+  add(i: number, item: Item): void {
+    this.published[i] = item.published;
+    this.nameIds[i * 3] = this.id(item.source);
+    this.nameIds[i * 3 + 1] = this.id(item.filter);
+    this.nameIds[i * 3 + 2] = this.id(item.state);
+  }
+
+  done(facets: FacetValues | null): SavedItems {
+    return { published: this.published, names: [...this.ids.keys()], nameIds: this.nameIds, facets };
+  }
+
+  private id(name: string | undefined): number {
+    if (name === undefined) return -1;
+    let k = this.ids.get(name);
+    if (k === undefined) this.ids.set(name, (k = this.ids.size));
     return k;
-  };
-  const nameIds = new Int32Array(items.length * 3);
-  items.forEach((item, i) => {
-    nameIds[i * 3] = id(item.source);
-    nameIds[i * 3 + 1] = id(item.filter);
-    nameIds[i * 3 + 2] = id(item.state);
-  });
-  return { published: Float64Array.from(items, (i) => i.published), names: [...ids.keys()], nameIds, facets };
+  }
 }
 
 /**
@@ -317,49 +336,50 @@ export function itemsFromLayout({ bytes, spans, published, names }: SnapshotLayo
 }
 
 /**
- * Saves a wire's items, oldest first as `WireIndex.items()` gives them, and with them their
- * term table and facet values (`WireIndex.termTable()` and `facetValues()`, taken at the same
- * moment: item i is position i).
+ * Saves a wire's items, oldest first as `WireIndex.items()` gives them, and with them what its
+ * index holds of them (`WireIndex.savedIndex()`, taken at the same moment: item i is position i).
  */
-export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[], table?: SlotTermTable, facets: FacetValues | null = null): Promise<void> {
+export async function saveWire(dataDir: string, wire: string, items: readonly StoredItem[], saved?: SavedIndex): Promise<void> {
   const dir = snapshotDir(dataDir);
   privateDir(dir);
   const hash = createHash('sha256');
   const chunks: string[] = [];
+  const values = new ItemValues(items.length);
   for (let i = 0; i < items.length; i += CHUNK) {
     let text = '';
     const end = Math.min(items.length, i + CHUNK);
-    for (let j = i; j < end; j++) text += itemLine(items[j]!) + '\n';
+    for (let j = i; j < end; j++) {
+      text += itemLine(items[j]!) + '\n';
+      values.add(j, items[j]!);
+    }
     hash.update(text);
     chunks.push(text);
     if (end < items.length) await yieldToLoop();
   }
   const header: Header = { format: FORMAT, version: VERSION, wire, count: items.length, savedAt: new Date().toISOString(), sha256: hash.digest('hex') };
   await writeAtomically(join(dir, `${wire}.jsonl`), [JSON.stringify(header) + '\n', ...chunks]);
-  // After the items: a crash between the two renames leaves a table naming the old items'
+  // After the items: a crash between the two renames leaves a file naming the old items'
   // checksum, which the next start does not use.
-  if (table && table.count === items.length) await writeAtomically(join(dir, `${wire}.terms`), termsFile(wire, header.sha256, table, savedItemsOf(items, facets)));
+  if (saved && saved.table.count === items.length) await writeAtomically(join(dir, `${wire}.terms`), termsFile(wire, header.sha256, saved.table, values.done(saved.facets)));
 }
 
 /**
- * Saves a wire as its index holds it: its items, and its term table copied in steps between
- * turns of the event loop (a 20,000-item wire's table at its cap is 35-45 ms of copying). A
- * copy the index changed during is taken again with the items, twice at most; then the items
- * are saved without it (the table left from an earlier save names other items and is not
- * used: a restart indexes that wire's text).
+ * Saves a wire as its index holds it: its items, and what its index holds of them, copied in
+ * steps between turns of the event loop (a 20,000-item wire's table at its cap is 35-45 ms of
+ * copying). A copy the index changed during is taken again with the items, twice at most;
+ * then the items are saved without it (the file left from an earlier save names other items
+ * and is not used: a restart indexes that wire's text).
  */
 export async function saveIndex(dataDir: string, wire: string, index: WireIndex): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const items = index.items();
-    const steps = index.termTableSteps();
+    const steps = index.savedSteps();
     let step = steps.next();
     while (!step.done) {
       await yieldToLoop();
       step = steps.next();
     }
-    // The facet values now, in the turn the table's last step ran in: of the same items.
-    if (step.value) return saveWire(dataDir, wire, items, step.value, index.facetValues());
-    if (attempt === 2) return saveWire(dataDir, wire, items);
+    if (step.value || attempt === 2) return saveWire(dataDir, wire, items, step.value ?? undefined);
   }
 }
 

@@ -33,7 +33,8 @@ export function tagsAt(v: FacetValues, i: number): string[] {
 export function facetValues(wire: string, items: readonly { data?: ItemData }[]): FacetValues | null {
   const facets = facetsOf(wire);
   if (facets.length === 0) return null;
-  return collect(items.length, (i) => articleFacets(facets, items[i]!.data));
+  const steps = collect(items.length, (i) => articleFacets(facets, items[i]!.data));
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
 /** Items `kept` of `v` (their positions in it), in that order. */
@@ -45,13 +46,17 @@ export function pickFacets(v: FacetValues, kept: Int32Array): FacetValues {
   return { tags: v.tags, offsets, ids, numbers: Float64Array.from(kept, (p) => v.numbers[p]!) };
 }
 
-/** The values of `n` items, item `i`'s given by `at(i)`, as `FacetValues` (each tag's text listed once). */
-function collect(n: number, at: (i: number) => { tags: readonly string[]; number: number }): FacetValues {
+/**
+ * The values of `n` items, item `i`'s given by `at(i)`, as `FacetValues` (each tag's text
+ * listed once), yielding after every `every` items.
+ */
+function* collect(n: number, at: (i: number) => { tags: readonly string[]; number: number }, every = Number.POSITIVE_INFINITY): Generator<void, FacetValues> {
   const ids = new Map<string, number>();
   const offsets = new Int32Array(n + 1);
   const list: number[] = [];
   const numbers = new Float64Array(n);
   for (let i = 0; i < n; i++) {
+    if (i > 0 && i % every === 0) yield;
     const v = at(i);
     for (const tag of v.tags) {
       let id = ids.get(tag);
@@ -125,10 +130,13 @@ export class FacetIndex {
     if (this.min) this.numbers[slot] = Number.NaN;
   }
 
-  /** The values of `slots`, in that order (a snapshot saves them with the items: null when the wire has no facets). */
-  valuesAt(slots: readonly number[]): FacetValues | null {
+  /**
+   * The values of `slots`, in that order (a snapshot saves them with the items: null when the
+   * wire has no facets), yielding after every `every` slots.
+   */
+  *valueSteps(slots: readonly number[], every: number): Generator<void, FacetValues | null> {
     if (!this.active) return null;
-    return collect(slots.length, (i) => ({ tags: this.tags[slots[i]!] ?? EMPTY, number: this.min ? this.numbers[slots[i]!]! : Number.NaN }));
+    return yield* collect(slots.length, (i) => ({ tags: this.tags[slots[i]!] ?? EMPTY, number: this.min ? this.numbers[slots[i]!]! : Number.NaN }), every);
   }
 
   /** Whether a slot's article passes a query's facet filters (every group: one of its tags; the minimum). */

@@ -30,6 +30,13 @@ import { Postings } from './postings.js';
 import { buildTermTable, frequentMinFor, type SlotTermTable, type TermTable } from './term-table.js';
 import { MAX_QUERY_TERMS, tokenize, tokenizeQuery } from './tokenize.js';
 
+/** What a snapshot saves of a wire's index with its items (`WireIndex.savedIndex`). */
+export interface SavedIndex {
+  table: SlotTermTable;
+  /** The items' facet values, in their order (null: the wire has none). */
+  facets: FacetValues | null;
+}
+
 export interface WireIndexOptions {
   maxAgeMs: number;
   maxItems: number;
@@ -43,8 +50,10 @@ export interface WireIndexOptions {
 const DEFAULT_HALF_LIFE_MS = 24 * 3_600_000;
 /** Evicted entries at the front of `order` are cut off in one splice once this many. */
 const COMPACT_AFTER = 1024;
-/** Words and slots `termTableSteps` copies between two steps (about a megabyte, 1-3 ms). */
+/** Words and slots `savedSteps` copies between two steps (about a megabyte, 1-3 ms). */
 const STEP_WORK = 256 * 1024;
+/** Items whose facet values `savedSteps` collects between two steps (an 8-K has about seven: 1-3 ms). */
+const FACET_STEP = 2000;
 export const sourceKey = (name: string, filter: string) => `${name}\u0000${filter}`;
 
 /**
@@ -266,27 +275,24 @@ export class WireIndex {
     return out;
   }
 
-  /** The facet values of `items()`, in that order (null: the wire has no facets): saved with a snapshot. */
-  facetValues(): FacetValues | null {
-    return this.facets.valuesAt(this.order.slice(this.head));
-  }
-
   /**
-   * The term table of `items()` as this index holds it, by slot, with each slot's position
-   * among them (`SlotTermTable`): copies of its bitsets and lists, quick enough to take on the
-   * serving thread at each snapshot. A snapshot saves it with the items, and a warm restart
-   * restores the text index from it (`keptTable`) instead of tokenising every item again.
+   * What a snapshot saves of this index with `items()` (`SavedIndex`): the term table as this
+   * index holds it, by slot, with each slot's position among the items (`SlotTermTable`: copies
+   * of its bitsets and lists, quick enough to take on the serving thread at each snapshot), and
+   * the items' facet values. A warm restart restores the text index from the table
+   * (`keptTable`) instead of tokenising every item again.
    */
-  termTable(): SlotTermTable {
-    const steps = this.termTableSteps();
+  savedIndex(): SavedIndex {
+    const steps = this.savedSteps();
     for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value!;
   }
 
   /**
-   * `termTable()` in steps of about a megabyte copied, so that a save can let requests in
-   * between (see snapshot.ts `saveIndex`): null when the index changed between two steps.
+   * `savedIndex()` in steps of about a megabyte copied (or FACET_STEP items' facet values), so
+   * that a save can let requests in between (see snapshot.ts `saveIndex`): null when the index
+   * changed between two steps.
    */
-  *termTableSteps(): Generator<void, SlotTermTable | null> {
+  *savedSteps(): Generator<void, SavedIndex | null> {
     const version = this.changes;
     let work = 0;
     const position = new Int32Array(this.slots.length).fill(-1);
@@ -338,7 +344,13 @@ export class WireIndex {
       terms.push(term);
     }
     const count = this.order.length - this.head;
-    return { count, frequentMin: this.frequentMin, terms, freq, words, bits, offsets: offsets.slice(0, nLists), slots: slots.slice(0, n), position };
+    const table: SlotTermTable = { count, frequentMin: this.frequentMin, terms, freq, words, bits, offsets: offsets.slice(0, nLists), slots: slots.slice(0, n), position };
+    const facetSteps = this.facets.valueSteps(this.order.slice(this.head), FACET_STEP);
+    for (let step = facetSteps.next(); ; step = facetSteps.next()) {
+      if (step.done) return { table, facets: step.value };
+      yield;
+      if (this.changes !== version) return null;
+    }
   }
 
   /**
