@@ -436,6 +436,20 @@ describe('warm start: a worker reads, checks and parses each file, the serving t
     }
   });
 
+  test('an index file whose table names a position beyond its items is not used', async () => {
+    const now = Date.now();
+    const live = new WireIndex(createIndexes().get('news')!.options);
+    live.add([story(1, 'Copper story'), story(2, 'Tin story')], now);
+    const { table, facets } = live.savedIndex();
+    const dir = mkdtempSync(join(tmpdir(), 'wires-warm-position-'));
+    // Written with its own checksum, so only the check of what it names can refuse it.
+    await saveWire(dir, 'news', live.items(), { table: { ...table, position: table.position.map((p) => (p === 1 ? table.count : p)) }, facets });
+    let news!: WireIndex;
+    const log = await logged(async () => void (news = (await startWarmStart(dir, createIndexes()).load()).get('news')!));
+    assert.match(log, /term table rebuilt.*damaged: lengths do not match/);
+    assert.deepEqual(found(news, 'tin'), ['Tin story']);
+  });
+
   test('facet values saved with the index are used, unless the facet code that worked them out has changed', async () => {
     const now = Date.now();
     const opts = createIndexes().get('news')!.options;

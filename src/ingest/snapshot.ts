@@ -495,7 +495,7 @@ function termsFile(wire: string, itemsSha256: string, t: SlotTermTable, saved: S
   return [Buffer.from(JSON.stringify(header) + '\n'), ...body];
 }
 
-/** Whether a table's arrays have the lengths its terms imply (a bitset pair per frequent term, two lists per rare one). */
+/** Whether a table's arrays have the lengths its terms imply (a bitset pair per frequent term, two lists per rare one), and name only its slots and positions. */
 function fitsLayout(t: SlotTermTable): boolean {
   let frequent = 0;
   for (const f of t.freq) if (f >= t.frequentMin) frequent++;
@@ -506,7 +506,8 @@ function fitsLayout(t: SlotTermTable): boolean {
     t.offsets.length === rare * 2 + 1 &&
     t.offsets[rare * 2] === t.slots.length &&
     t.position.length <= t.words * 32 &&
-    t.slots.every((slot) => slot >= 0 && slot < t.position.length)
+    t.slots.every((slot) => slot >= 0 && slot < t.position.length) &&
+    t.position.every((p) => p >= -1 && p < t.count)
   );
 }
 
