@@ -11,7 +11,6 @@
  * Targets: under 1 GiB RSS in the worst case; a warm restart serving full wires within 2 s.
  */
 import { execFileSync } from 'node:child_process';
-import { get } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { saveIndex, snapshotDir } from '../src/ingest/snapshot.js';
 import { setLogLevel } from '../src/log.js';
 import type { Item } from '../src/search/item.js';
 import { createIndexes, start } from '../src/start.js';
+import { getBody } from './http-body.js';
 import { rng, vocabulary, zipfPicker } from './synthetic.js';
 import { fieldsOf, type FieldDef } from '../src/catalog/index.js';
 
@@ -151,17 +151,6 @@ function dataFor(wire: string, random: () => number, words: (n: number) => strin
   return { data: Object.fromEntries(fields.map((f) => [f.name, value(f.schema, f.name)])) };
 }
 
-/** A GET's body as text. */
-const httpGet = (url: string) =>
-  new Promise<string>((resolve, reject) => {
-    get(url, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
-  });
-
 const gcNow = () => (globalThis as { gc?: () => void }).gc?.();
 const memory = () => {
   gcNow();
@@ -191,9 +180,9 @@ if (mode === 'fill') {
   // no more of it first), and time until it serves full wires.
   setLogLevel('error');
   const service = await start(loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dirArg!, INGEST: '0', PAY_TO_ADDRESS: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' }));
-  // Asked with node:http: the first `fetch` in a process loads Node's own undici, 70-80 ms of
-  // this thread that a client in its own process (as every real one is) does not cost the service.
-  const health = JSON.parse(await httpGet(`http://127.0.0.1:${service.port}/health`)) as { wires: Record<string, { items: number }> };
+  // Not with fetch (see http-body.ts): a client in its own process, as every real one is, does
+  // not cost the service the loading of its HTTP library.
+  const health = JSON.parse(await getBody(`http://127.0.0.1:${service.port}/health`)) as { wires: Record<string, { items: number }> };
   const serving = performance.now(); // since this process started
   const items = Object.values(health.wires).reduce((s, w) => s + w.items, 0);
   const after = memory();

@@ -35,8 +35,6 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
-import { get as httpsGet } from 'node:https';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +47,7 @@ import { freePort } from '../test/helpers/loopback.js';
 import { DEPLOY, startNginx } from '../test/helpers/nginx.js';
 import { encodePayment, signPayment } from '../test/helpers/payments.js';
 import { spawnService, type ServiceProcess } from '../test/helpers/spawn-service.js';
+import { getBody } from './http-body.js';
 import type { LoadResult } from './placement.js';
 import { cpuSeconds } from './proc.js';
 import type { RedisCapacity } from './redis-capacity.js';
@@ -124,15 +123,9 @@ spawnSync(
 );
 
 /** A replica's /health status, over HTTPS (its certificate is this bench's own) or HTTP. */
-function healthStatus(port: number, tls: boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const get = tls ? httpsGet : httpGet;
-    get({ host: '127.0.0.1', port, path: '/health', rejectUnauthorized: false, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve((JSON.parse(body) as { status: string }).status));
-    }).on('error', reject);
-  });
+async function healthStatus(port: number, tls: boolean): Promise<string> {
+  const body = await getBody({ host: '127.0.0.1', port, path: '/health', rejectUnauthorized: false, agent: false }, tls);
+  return (JSON.parse(body) as { status: string }).status;
 }
 
 /** R replicas on one port, replica i pinned to core i, every one serving before it returns. */
