@@ -26,7 +26,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { log } from '../log.js';
 import { PRIVATE_FILE_MODE, privateDir } from '../private-files.js';
 import type { FacetValues } from '../search/facet-index.js';
-import { storedItem, type CarriesFragments, type Fragments, type Item, type ItemData, type StoredItem } from '../search/item.js';
+import { dataOf, storedItem, summaryOf, titleOf, type CarriesFragments, type Fragments, type Item, type ItemData, type StoredItem } from '../search/item.js';
 import type { SlotTermTable } from '../search/term-table.js';
 import type { SavedIndex, WireIndex } from '../search/wire-index.js';
 
@@ -62,7 +62,6 @@ function itemLine(i: StoredItem): string {
   return [i.jsonHead, i.jsonSummary, i.jsonData, ',"id":', JSON.stringify(i.id), ',"ms":', String(i.published), i.state === undefined ? '' : ',"state":' + JSON.stringify(i.state), '}'].join('');
 }
 
-const TITLE_KEY = Buffer.from('{"title":');
 const URL_KEY = Buffer.from(',"url":"');
 const SOURCE_KEY = Buffer.from('","source":');
 const MS_KEY = Buffer.from('","ms":');
@@ -90,17 +89,15 @@ class SnapshotItem implements Item, CarriesFragments {
   ) {}
 
   get title(): string {
-    const { jsonHead } = this.fragments;
-    return JSON.parse(jsonHead.slice(TITLE_KEY.length, jsonHead.indexOf(',"url":', TITLE_KEY.length))) as string;
+    return titleOf(this.fragments.jsonHead);
   }
 
   get summary(): string {
-    return JSON.parse(this.fragments.jsonSummary.slice(SUMMARY_KEY.length)) as string;
+    return summaryOf(this.fragments.jsonSummary);
   }
 
   get data(): ItemData | undefined {
-    const { jsonData } = this.fragments;
-    return jsonData === '' ? undefined : (JSON.parse(jsonData.slice(DATA_KEY.length)) as ItemData);
+    return dataOf(this.fragments.jsonData);
   }
 }
 

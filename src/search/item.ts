@@ -86,6 +86,25 @@ const TITLE_AT = '{"title":'.length;
 const SUMMARY_AT = ',"summary":'.length;
 const DATA_AT = ',"data":'.length;
 
+/**
+ * Where the title's JSON string ends in `jsonHead`: at `,"url":`, which cannot occur inside it
+ * (a quote in a JSON string is escaped).
+ */
+const titleEndOf = (jsonHead: string) => jsonHead.indexOf(',"url":', TITLE_AT);
+
+/** An item's title, decoded from its fragments (`titleEnd`: where its JSON string ends, when known). */
+export function titleOf(jsonHead: string, titleEnd = titleEndOf(jsonHead)): string {
+  return JSON.parse(jsonHead.slice(TITLE_AT, titleEnd)) as string;
+}
+
+export function summaryOf(jsonSummary: string): string {
+  return JSON.parse(jsonSummary.slice(SUMMARY_AT)) as string;
+}
+
+export function dataOf(jsonData: string): ItemData | undefined {
+  return jsonData === '' ? undefined : (JSON.parse(jsonData.slice(DATA_AT)) as ItemData);
+}
+
 /** An item's request-independent JSON, as a stored item keeps it. */
 export type Fragments = Pick<StoredItem, 'jsonHead' | 'jsonSummary' | 'jsonData'>;
 
@@ -136,15 +155,15 @@ class Stored implements StoredItem {
   ) {}
 
   get title(): string {
-    return JSON.parse(this.jsonHead.slice(TITLE_AT, this.titleEnd)) as string;
+    return titleOf(this.jsonHead, this.titleEnd);
   }
 
   get summary(): string {
-    return JSON.parse(this.jsonSummary.slice(SUMMARY_AT)) as string;
+    return summaryOf(this.jsonSummary);
   }
 
   get data(): ItemData | undefined {
-    return this.jsonData === '' ? undefined : (JSON.parse(this.jsonData.slice(DATA_AT)) as ItemData);
+    return dataOf(this.jsonData);
   }
 }
 
@@ -167,9 +186,8 @@ export function storeItem(item: Item, seq: number, fragments: Fragments = fragme
   const { jsonHead, jsonSummary, jsonData } = fragments;
   // Most feeds' ids are their links: the same text, then held once.
   const id = item.id === item.url ? item.url : item.id;
-  // The title's JSON string is followed by `,"url":`, which cannot occur inside it (a quote in
-  // a JSON string is escaped). One class: every stored item has one shape for the hot path.
-  const titleEnd = jsonHead.indexOf(',"url":', TITLE_AT);
+  // One class: every stored item has one shape for the hot path.
+  const titleEnd = titleEndOf(jsonHead);
   return new Stored(id, item.url, shared(item.source), shared(item.filter), item.published, seq, jsonHead, jsonSummary, jsonData, item.state, titleEnd);
 }
 
@@ -180,5 +198,5 @@ export function storeItem(item: Item, seq: number, fragments: Fragments = fragme
  */
 export function storedItem(id: string, url: string, source: string, filter: string, published: number, state: string | undefined, fragments: Fragments, seq: number): StoredItem {
   const { jsonHead, jsonSummary, jsonData } = fragments;
-  return new Stored(id === url ? url : id, url, shared(source), shared(filter), published, seq, jsonHead, jsonSummary, jsonData, state, jsonHead.indexOf(',"url":', TITLE_AT));
+  return new Stored(id === url ? url : id, url, shared(source), shared(filter), published, seq, jsonHead, jsonSummary, jsonData, state, titleEndOf(jsonHead));
 }
