@@ -338,10 +338,15 @@ if (devnet) {
 const capacity = JSON.parse(
   spawnSync('taskset', ['-c', '0', process.execPath, fileURLToPath(new URL('./redis-capacity.js', import.meta.url)), redis.url, String(redisPid)], { encoding: 'utf8' }).stdout,
 ) as RedisCapacity;
-console.log("Redis at saturation (the replicas' payment store driven from one process, 32 calls at a time, bench/redis-capacity.ts):");
+console.log(
+  "Redis's CPU per claim at saturation (bench/redis-capacity.ts: the store's claim transaction replayed over 8 connections, 32 in flight each), and per whole paid call through the store (32 at a time):",
+);
 console.table({
-  'a claim': { redis_us: capacity.claim_us, per_core_s: capacity.claims_per_core_s },
+  'a claim': { redis_us: capacity.claim_us, per_core_s: capacity.claims_per_core_s, redis_util: capacity.claim_redis_util },
+  "the previous layout's claim script": { redis_us: capacity.previous_claim_us, per_core_s: capacity.previous_claims_per_core_s, redis_util: capacity.previous_redis_util },
   'a whole paid call': { redis_us: capacity.paid_call_us, per_core_s: capacity.paid_calls_per_core_s },
 });
-console.log(`one Redis core: about ${capacity.claims_per_core_s} claims/s (target ≥ 50,000: ≤ 20 µs per claim), ${capacity.paid_calls_per_core_s} whole paid calls/s`);
+console.log(
+  `one Redis core: about ${capacity.claims_per_core_s} claims/s (target ≥ 50,000: ≤ 20 µs per claim), ${(capacity.claim_us / capacity.previous_claim_us).toFixed(2)}× the previous layout's CPU per claim; ${capacity.paid_calls_per_core_s} whole paid calls/s`,
+);
 await redis.stop();

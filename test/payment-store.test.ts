@@ -16,6 +16,7 @@ import { LocalStore } from '../src/pay/local-store.js';
 import type { PaymentPayload } from '../src/pay/payment-header.js';
 import { RedisStore } from '../src/pay/redis-store.js';
 import type { NewClaim, PaymentStore } from '../src/pay/store.js';
+import { Redis } from 'ioredis';
 import { generatePrivateKey } from 'viem/accounts';
 import { claimOf, signPayment } from './helpers/payments.js';
 import { until } from './helpers/until.js';
@@ -215,8 +216,81 @@ describe('payment store: Redis only', () => {
     assert.equal(taken.length, 0);
     await a.close();
     await until('the takeover', () => taken.length === 1, 5000);
-    assert.equal(taken[0]!.record.id, c.record.id);
+    // Read back from Redis alone (b never saw the route's requirements): what the payer signed.
+    // Its mode was decided by a alone, which never handed it over: taken over as synchronous.
+    assert.deepEqual(taken[0]!.record, { ...c.record, mode: 'sync' });
     await b.close();
+  });
+
+  test('a claim keeps the authorization in a few hundred bytes, and its route’s requirements apart', async () => {
+    const prefix = 'wires:size:';
+    const store = track(await RedisStore.open({ url: redis.url, prefix, consumer: 'a' }));
+    await until('Redis', () => store.available);
+    const client = new Redis(redis.url);
+    try {
+      const c = await newClaim({ paymentId: id(6) });
+      c.record.payload.resource = { url: 'https://wires.example/cve/latest' };
+      assert.equal((await store.claim(c)).kind, 'new');
+      const bytes = await client.strlen(`${prefix}pay:a:${c.record.id}`);
+      const whole = JSON.stringify(c.record).length;
+      assert.ok(bytes <= 512, `${bytes} bytes against ${whole} for the whole record`);
+      // The route's requirements are stored beside it, by the digest the claim names.
+      const [, stored] = await client.scan('0', 'MATCH', `${prefix}pay:req:*`, 'COUNT', 10_000);
+      assert.deepEqual(stored.length === 1 && JSON.parse((await client.get(stored[0]!))!), c.record.requirements);
+    } finally {
+      client.disconnect();
+      await store.close();
+    }
+  });
+
+  test('a withdrawn claim, and one undone for a taken payment id, read as failed “unrecorded”: a repeat waiting on either stops', async () => {
+    const store = track(await RedisStore.open({ url: redis.url, prefix: 'wires:undone:', consumer: 'a' }));
+    await until('Redis', () => store.available);
+    const privateKey = generatePrivateKey();
+    const withdrawn = await newClaim({ privateKey, limit: 5000n });
+    assert.equal((await store.claim(withdrawn)).kind, 'new');
+    assert.equal(await store.withdraw(withdrawn.record.id), true);
+    const unrecorded = { state: 'failed', mode: 'sync', tx: null, failure: 'unrecorded', body: null };
+    assert.deepEqual(await store.lookup(withdrawn.record.id), unrecorded);
+    const holder = await newClaim({ paymentId: id(7), privateKey, limit: 5000n });
+    assert.equal(((await store.claim(holder)) as { mode: string }).mode, 'optimistic', 'the withdrawn claim no longer counts');
+    const conflicting = await newClaim({ paymentId: id(7), privateKey, limit: 10_000n });
+    assert.deepEqual(await store.claim(conflicting), { kind: 'refused', reason: 'id_conflict' });
+    assert.deepEqual(await store.lookup(conflicting.record.id), unrecorded);
+    // The refused claim's amount was given back: one more fits within 10,000 beside the holder's.
+    assert.equal(((await store.claim(await newClaim({ privateKey, limit: 10_000n }))) as { mode: string }).mode, 'optimistic');
+    await store.close();
+  });
+
+  test('settlements the previous layout left pending (a claim hash and a group entry) are taken over once idle, and finished in that layout', async () => {
+    const prefix = 'wires:legacy:';
+    const client = new Redis(redis.url);
+    try {
+      const c = await newClaim({ limit: null });
+      const journal = `${prefix}pay:journal`;
+      const unsettled = `${prefix}pay:x:${c.record.id.split(':')[0]}`;
+      // As a replica of that layout left it: its claim script's writes, then the replica gone.
+      await client.xgroup('CREATE', journal, 'settlers', '$', 'MKSTREAM');
+      await client.xadd(journal, '*', 'r', JSON.stringify({ ...c.record, mode: 'sync' }));
+      await client.xreadgroup('GROUP', 'settlers', 'old-replica', 'COUNT', 1, 'STREAMS', journal, '>');
+      await client.hset(`${prefix}pay:c:${c.record.id}`, { fp: c.fingerprint, rk: c.record.requestKey, pid: '', st: 'pending', h: '1', mode: 'sync', xk: unsettled, amt: '5000' });
+      await client.set(unsettled, '5000');
+
+      const store = track(await RedisStore.open({ url: redis.url, prefix, consumer: 'new', claimIdleMs: 600 }));
+      const adopted: PendingPayment[] = [];
+      store.watch((p) => adopted.push(...p));
+      await until('the takeover', () => adopted.length > 0, 5000);
+      assert.deepEqual(adopted[0]!.record, { ...c.record, mode: 'sync' });
+      assert.equal(await store.handOver(c.record.id), true);
+      await store.finish(c.record.id, { t: 'settled', tx: `0x${'cd'.repeat(32)}` });
+      assert.equal(await client.hget(`${prefix}pay:c:${c.record.id}`, 'st'), 'settled');
+      assert.equal(await client.exists(unsettled), 0, "the payer's unsettled value is taken off");
+      const [, , , pendingCount] = (await client.xpending(journal, 'settlers')) as [number, ...unknown[]];
+      assert.equal((await client.xpending(journal, 'settlers'))[0], 0, `nothing left pending (${pendingCount})`);
+      await store.close();
+    } finally {
+      client.disconnect();
+    }
   });
 
   test('unreachable: every call rejects at once, and it recovers by itself', async () => {

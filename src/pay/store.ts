@@ -33,6 +33,11 @@ export type ClaimState = 'pending' | 'settled' | 'failed';
 /** A claim as every replica sees it. */
 export interface SharedClaim {
   state: ClaimState;
+  /**
+   * The mode it was accepted in. Redis learns it from the accepting replica at the hand-over
+   * to a settler, moments after the claim: until then other replicas read 'sync', and a
+   * repeat there waits for the outcome or the hand-over (never a free answer).
+   */
   mode: 'sync' | 'optimistic';
   tx: string | null;
   failure: string | null;
