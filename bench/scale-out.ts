@@ -28,8 +28,8 @@
  * facilitator; each request carries a fresh pre-signed authorization (bench/load.ts), so each
  * is a claim in Redis, a journal entry, a hand-over and an outcome. Reported: paid calls/s, and
  * Redis's CPU µs per paid call (its main thread does all the work), from which the paid calls
- * one Redis core can serve follow. Then the payment store alone at saturation
- * (bench/redis-capacity.ts): the Redis CPU of one more claim, and of one more whole paid call.
+ * one Redis core can serve follow. Then the payment store alone (bench/redis-capacity.ts): the
+ * Redis CPU of a claim at saturation, beside the previous layout's, and of a whole paid call.
  *
  * BENCH_SECONDS (10) per measured run; BENCH_PAID=0 skips the paid calls and the devnet.
  */

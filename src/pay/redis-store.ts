@@ -421,6 +421,7 @@ export class RedisStore implements PaymentStore {
   }
 
   private ticking = false;
+  private ownTaken = false;
 
   /** Heartbeat, outcomes not yet taken, then the claims of replicas gone quiet (and this one's own, at start). */
   private async tick(): Promise<void> {
@@ -439,7 +440,8 @@ export class RedisStore implements PaymentStore {
 
   /** Takes this replica's own claims not yet held (a restart under the same name), those of replicas gone quiet, and the previous layout's. */
   private async takeOver(adopt: (pending: PendingPayment[]) => void): Promise<void> {
-    const ids = (await this.redis.smembers(this.ownKey)).filter((id) => !this.held.has(id));
+    // Its own set is read once per start: from then on, this process holds every claim it makes.
+    const ids = this.ownTaken ? [] : (await this.redis.smembers(this.ownKey)).filter((id) => !this.held.has(id));
     for (const other of await this.redis.smembers(this.key('replicas'))) {
       if (other === this.consumer) continue;
       ids.push(...(await this.redis.takeReplica(this.key('own', other), this.ownKey, this.key('hb', other), this.key('replicas'), other)));
@@ -470,6 +472,7 @@ export class RedisStore implements PaymentStore {
         pending.push({ record: held.record, tx: tx || null });
       }
     }
+    this.ownTaken = true;
     pending.push(...(await this.takeOverLegacy()));
     if (pending.length) {
       log.info('payment store: taking over pending settlements', { consumer: this.consumer, count: pending.length });
