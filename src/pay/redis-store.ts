@@ -87,7 +87,7 @@ const AMOUNT = `${FIELDS}[7]`;
 /** Lua: appends ARGV[n] to the journal (KEYS[j]), trimmed to ids after ARGV[n + 1]. */
 const append = (j: number, n: number) => `redis.call('XADD', KEYS[${j}], 'MINID', '~', ARGV[${n + 1}], '*', 'r', ARGV[${n}])`;
 
-/** A claim whose retry was refused and which is still withdrawn: the retry's claim replaces it. */
+/** The payer's retry of a withdrawn claim takes its place, unless another retry did first. */
 const RECLAIM = `
 if redis.call('GET', KEYS[1]) ~= '${WITHDRAWN}' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
@@ -217,8 +217,8 @@ export class RedisStore implements PaymentStore {
   private readonly unfinished = new Map<string, FinalOutcome>();
   /** When this process last stored each route's requirements, by digest. */
   private readonly requirementsStored = new Map<string, number>();
-  /** Requirements read back by digest, for claims taken over. */
-  private readonly requirementsRead = new Map<string, PaymentRequirements>();
+  /** Requirements by digest, this process's own and those read back for claims taken over. */
+  private readonly requirementsByDigest = new Map<string, PaymentRequirements>();
   /** Tokens: this process's random part, then a count. */
   private readonly tokenBase = randomBytes(6).toString('base64url');
   private tokens = 0;
@@ -285,6 +285,7 @@ export class RedisStore implements PaymentStore {
     const { digest, json } = requirementsOf(c.record.requirements);
     if (nowMs - (this.requirementsStored.get(digest) ?? 0) >= REQUIREMENTS_REFRESH_MS) {
       plan.requirements = digest;
+      this.requirementsByDigest.set(digest, c.record.requirements);
       plan.commands.push(['SET', this.key('req', digest), json, 'PX', String(REQUIREMENTS_TTL_MS)]);
     }
     plan.commands.push(['SET', plan.claimKey, plan.value, 'NX', 'GET', 'PXAT', plan.expiresAt]);
@@ -481,12 +482,12 @@ export class RedisStore implements PaymentStore {
   }
 
   private async requirementsFor(digest: string): Promise<PaymentRequirements | null> {
-    let requirements = this.requirementsRead.get(digest);
+    let requirements = this.requirementsByDigest.get(digest);
     if (!requirements) {
       const json = await this.redis.get(this.key('req', digest));
       if (!json) return null;
       requirements = JSON.parse(json) as PaymentRequirements;
-      this.requirementsRead.set(digest, requirements);
+      this.requirementsByDigest.set(digest, requirements);
     }
     return requirements;
   }
