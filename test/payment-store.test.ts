@@ -243,6 +243,32 @@ describe('payment store: Redis only', () => {
     }
   });
 
+  test('a claim reads back exactly what the client sent, however it spelt it', async () => {
+    const opts = { url: redis.url, prefix: 'wires:spelling:', consumer: 'a', claimIdleMs: 600 };
+    const store = track(await RedisStore.open(opts));
+    await until('Redis', () => store.available);
+    const c = await newClaim({ paymentId: id(8) });
+    const p = c.record.payload;
+    const a = p.payload.authorization;
+    // Its own key order for the requirements it accepted, a resource, an upper-case nonce and signature.
+    const { extra, ...rest } = p.accepted;
+    p.accepted = { extra, ...rest };
+    p.resource = { url: 'https://wires.example/cve/latest?q=%22quoted%22' };
+    a.nonce = `0x${a.nonce.slice(2).toUpperCase()}` as typeof a.nonce;
+    p.payload.signature = `0x${p.payload.signature.slice(2).toUpperCase()}`;
+    c.record.payer = a.from.toLowerCase();
+    assert.equal((await store.claim(c)).kind, 'new');
+    await store.handOver(c.record.id);
+    await store.close();
+    const again = track(await RedisStore.open(opts));
+    const adopted: PendingPayment[] = [];
+    again.watch((pending) => adopted.push(...pending));
+    await until('the pending payment', () => adopted.length > 0);
+    assert.deepEqual(adopted[0]!.record, c.record);
+    assert.equal(JSON.stringify(adopted[0]!.record.payload.accepted), JSON.stringify(p.accepted), 'in its own key order');
+    await again.close();
+  });
+
   test('a withdrawn claim, and one undone for a taken payment id, read as failed “unrecorded”: a repeat waiting on either stops', async () => {
     const store = track(await RedisStore.open({ url: redis.url, prefix: 'wires:undone:', consumer: 'a' }));
     await until('Redis', () => store.available);
