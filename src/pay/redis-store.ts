@@ -80,10 +80,8 @@ const LEGACY_GROUP = 'settlers';
 
 /** Lua: is the claim value in KEYS[1] (held in `v`) this attempt's, named by token ARGV[1] ('' for any)? */
 const OURS = `(ARGV[1] == '' or string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n')`;
-/** Lua: the fields of the claim value in `v` (claim-value.ts). */
+/** Lua: the fields of the claim value in `v` (claim-value.ts); the 7th is the amount it counted in its payer's unsettled value. */
 const FIELDS = `cjson.decode(string.sub(v, string.find(v, '\\n', 1, true) + 1))`;
-/** Lua: the amount a claim counted in its payer's unsettled value (its 7th field). */
-const AMOUNT = `${FIELDS}[7]`;
 /** Lua: appends ARGV[n] to the journal (KEYS[j]), trimmed to ids after ARGV[n + 1]. */
 const append = (j: number, n: number) => `redis.call('XADD', KEYS[${j}], 'MINID', '~', ARGV[${n + 1}], '*', 'r', ARGV[${n}])`;
 
@@ -136,7 +134,7 @@ local v = redis.call('GET', KEYS[1])
 if v and v ~= '${WITHDRAWN}' then
   local st = redis.call('HGET', KEYS[2], 'st')
   if st ~= 'settled' and st ~= 'failed' then
-    if redis.call('DECRBY', KEYS[3], ${AMOUNT}) <= 0 then redis.call('DEL', KEYS[3]) end
+    if redis.call('DECRBY', KEYS[3], ${FIELDS}[7]) <= 0 then redis.call('DEL', KEYS[3]) end
   end
   redis.call('HSET', KEYS[2], 'st', ARGV[1], 'tx', ARGV[2], 'why', ARGV[3])
   redis.call('PEXPIREAT', KEYS[2], redis.call('PEXPIRETIME', KEYS[1]))
@@ -270,7 +268,7 @@ export class RedisStore implements PaymentStore {
    * first, when this process has not stored them lately, the route's requirements. Exposed
    * for bench/redis-capacity.ts, which replays them at Redis's saturation.
    */
-  claimCommands(c: NewClaim, token: string, nowMs = Date.now()): ClaimPlan {
+  claimCommands(c: NewClaim, token: string): ClaimPlan {
     const { id, amount } = c.record;
     const payer = id.slice(0, id.indexOf(':'));
     const plan: ClaimPlan = {
@@ -283,7 +281,7 @@ export class RedisStore implements PaymentStore {
       idKey: c.paymentId ? `${this.key('id', payer)}|${c.paymentId}` : null,
     };
     const { digest, json } = requirementsOf(c.record.requirements);
-    if (nowMs - (this.requirementsStored.get(digest) ?? 0) >= REQUIREMENTS_REFRESH_MS) {
+    if (Date.now() - (this.requirementsStored.get(digest) ?? 0) >= REQUIREMENTS_REFRESH_MS) {
       plan.requirements = digest;
       this.requirementsByDigest.set(digest, c.record.requirements);
       plan.commands.push(['SET', this.key('req', digest), json, 'PX', String(REQUIREMENTS_TTL_MS)]);
@@ -339,10 +337,15 @@ export class RedisStore implements PaymentStore {
     const existing = seen && { fingerprint: seen.fingerprint, requestKey: seen.requestKey, paymentId: seen.paymentId, handed: h === '1', state };
     const verdict = judgeClaim(existing, c, owner);
     if (verdict === 'repeat') {
-      return { kind: 'repeat', claim: { state, mode: (mode ?? this.held.get(id)?.mode ?? 'sync') as SharedClaim['mode'], tx: txHash || null, failure: why || null } };
+      return { kind: 'repeat', claim: { state, mode: this.modeOf(id, mode), tx: txHash || null, failure: why || null } };
     }
     if (verdict === 'new') throw new Error('claim raced');
     return { kind: 'refused', reason: verdict };
+  }
+
+  /** The mode a claim was accepted in: as its state says from the hand-over on, before it as this replica decided, else not known here (sync). */
+  private modeOf(id: string, stored?: string | null): SharedClaim['mode'] {
+    return (stored ?? this.held.get(id)?.mode ?? 'sync') as SharedClaim['mode'];
   }
 
   async handOver(id: string): Promise<boolean> {
@@ -352,7 +355,7 @@ export class RedisStore implements PaymentStore {
       return true;
     }
     const record = held ? JSON.stringify({ ...held.record, mode: held.mode }) : '';
-    const ok = (await this.redis.handOver(this.key('a', id), this.key('s', id), this.journalKey, held?.token ?? '', held?.mode ?? 'sync', record, this.minId())) === 1;
+    const ok = (await this.redis.handOver(this.key('a', id), this.key('s', id), this.journalKey, held?.token ?? '', this.modeOf(id), record, this.minId())) === 1;
     if (!ok) this.held.delete(id);
     return ok;
   }
@@ -404,7 +407,7 @@ export class RedisStore implements PaymentStore {
     if (length === 0) return null;
     if (length === WITHDRAWN.length) return { state: 'failed', mode: 'sync', tx: null, failure: 'unrecorded', body: null };
     const [st, mode, tx, why] = s;
-    return { state: (st ?? 'pending') as ClaimState, mode: (mode ?? this.held.get(id)?.mode ?? 'sync') as SharedClaim['mode'], tx: tx || null, failure: why || null, body };
+    return { state: (st ?? 'pending') as ClaimState, mode: this.modeOf(id, mode), tx: tx || null, failure: why || null, body };
   }
 
   shareBody(id: string, body: Buffer, expiresAt: number): void {
@@ -468,7 +471,8 @@ export class RedisStore implements PaymentStore {
           await this.redis.srem(this.ownKey, id);
           continue;
         }
-        const held: Held = { token: claim.token, mode: (mode ?? 'sync') as SharedClaim['mode'], record: claim.record(id, requirements, (mode ?? 'sync') as SharedClaim['mode']) };
+        const accepted = this.modeOf(id, mode);
+        const held: Held = { token: claim.token, mode: accepted, record: claim.record(id, requirements, accepted) };
         this.held.set(id, held);
         pending.push({ record: held.record, tx: tx || null });
       }
