@@ -350,10 +350,8 @@ export class RedisStore implements PaymentStore {
 
   async handOver(id: string): Promise<boolean> {
     const held = this.held.get(id);
-    if (held?.legacy) {
-      await this.redis.hset(this.key('c', id), 'h', '1');
-      return true;
-    }
+    // The previous layout's replicas, the only readers of its claim hashes, are stopped.
+    if (held?.legacy) return true;
     const record = held ? JSON.stringify({ ...held.record, mode: held.mode }) : '';
     const ok = (await this.redis.handOver(this.key('a', id), this.key('s', id), this.journalKey, held?.token ?? '', this.modeOf(id), record, this.minId())) === 1;
     if (!ok) this.held.delete(id);
